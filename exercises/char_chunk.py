@@ -1,0 +1,35 @@
+def chunk(text: str, size: int, overlap: int) -> list[str]:
+    """Cut `text` into overlapping chunks of `size` characters.
+
+    Neighbouring chunks share `overlap` characters, so a sentence that crosses a
+    cut still appears whole in one of them.
+
+    The rules the graders check:
+
+    - A `size` of 0 or less, a negative `overlap`, or an `overlap` equal to or
+      larger than `size` raises ValueError (the window would never move
+      forward). This holds even for a text shorter than `size`.
+    - Empty text gives an empty list `[]`.
+    - Each chunk is the window `text[i:i + size]`. `i` starts at 0 and moves
+      forward by `size - overlap` each time.
+    - Stop as soon as a window reaches the end of the text (`i + size >= len(text)`),
+      so no tiny trailing scrap is added after it. The last chunk holds what is
+      left of the text, so it may be shorter than `size`.
+    - So: the last `overlap` characters of a chunk are the first `overlap`
+      characters of the next; `chunks[0]` followed by `c[overlap:]` for every
+      later chunk `c` rebuilds the text exactly; every chunk but the last has
+      exactly `size` characters; a text no longer than `size` is one chunk.
+    - Every character counts as it is: spaces, line breaks and accented letters
+      are never removed or changed.
+    - Return a list of strings (not a tuple, not a generator).
+
+    Examples:
+        chunk("abcdefgh", 3, 1)  ->  ["abc", "cde", "efg", "gh"]
+        chunk("abcdefg", 3, 1)   ->  ["abc", "cde", "efg"]
+        chunk("hello", 10, 2)    ->  ["hello"]
+        chunk("", 4, 1)          ->  []
+        chunk("abc", 3, 3)       ->  raises ValueError
+    """
+    raise NotImplementedError(
+        "write chunk(): slide a window of size characters forward by size - overlap"
+    )

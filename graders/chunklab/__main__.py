@@ -1,0 +1,3 @@
+from chunklab.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,71 @@
+"""The errors a user of chunklab can see, one class per kind.
+
+Each message says what went wrong and what to do about it. `kind` is the
+short name written into a grade report's `errors` list.
+"""
+
+from __future__ import annotations
+
+
+class ChunklabError(Exception):
+    """Base class of every error chunklab reports to a person."""
+
+    kind = "error"
+
+
+class UsageError(ChunklabError):
+    """The command line asks for something that cannot be done (exit status 2)."""
+
+    kind = "usage"
+
+
+class UnknownLessonError(UsageError):
+    kind = "unknown_lesson"
+
+
+class KitLayoutError(ChunklabError):
+    """The kit's own files (solutions, exercises, suites) are not where they should be."""
+
+    kind = "kit_layout"
+
+
+class SubmissionError(ChunklabError):
+    """A submission could not be graded at all; it scores 0 with status `error`."""
+
+    kind = "submission"
+
+
+class UnreadableSubmissionError(SubmissionError):
+    """The file is not text, not a notebook, or cannot be opened."""
+
+    kind = "unreadable"
+
+
+class BrokenNotebookError(SubmissionError):
+    kind = "broken_notebook"
+
+
+class LessonNotFoundError(SubmissionError):
+    """Neither `--lesson`, the notebook metadata nor the file name names a lesson."""
+
+    kind = "unknown_lesson"
+
+
+class SyntaxErrorInSubmission(SubmissionError):
+    kind = "syntax_error"
+
+
+class MissingDefinitionError(SubmissionError):
+    """The submission ran but does not define the function or class the lesson asks for."""
+
+    kind = "missing_definition"
+
+
+class WorkerDiedError(SubmissionError):
+    """The process running the submission ended while the submission was being loaded."""
+
+    kind = "worker_died"
+
+
+class SubmissionTimeoutError(SubmissionError):
+    kind = "timeout"

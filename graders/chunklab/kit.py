@@ -1,0 +1,78 @@
+"""Where the kit's own files live: stubs, reference solutions, grader suites, notebooks."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from chunklab.errors import KitLayoutError
+from chunklab.lessons import Lesson
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+SUITES_DIR = PACKAGE_DIR / "suites"
+
+
+def suite_dir(lesson: Lesson) -> Path:
+    """The pytest grader suite of a lesson (ships inside the package)."""
+    return SUITES_DIR / lesson.id
+
+
+@dataclass(frozen=True)
+class Kit:
+    """A checkout of the kit: the folders an instructor works in."""
+
+    root: Path
+
+    @property
+    def exercises(self) -> Path:
+        return self.root / "exercises"
+
+    @property
+    def solutions(self) -> Path:
+        return self.root / "solutions"
+
+    @property
+    def notebooks(self) -> Path:
+        return self.root / "notebooks"
+
+    def exercise(self, lesson: Lesson) -> Path:
+        return self.exercises / lesson.file_name
+
+    def solution(self, lesson: Lesson) -> Path:
+        return self.solutions / lesson.file_name
+
+    def mistakes(self, lesson: Lesson) -> Path:
+        return self.solutions / "mistakes" / lesson.id
+
+    def alternatives(self, lesson: Lesson) -> Path:
+        return self.solutions / "alternatives" / lesson.id
+
+    def notebook(self, lesson: Lesson) -> Path:
+        return self.notebooks / f"{lesson.id}.ipynb"
+
+
+def load_reference(kit: Kit, lesson: Lesson) -> ModuleType:
+    """The reference solution, as a module of the grading process (never of a worker)."""
+    path = kit.solution(lesson)
+    spec = importlib.util.spec_from_file_location(f"chunklab_reference_{lesson.id}", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise KitLayoutError(f"the reference solution {path} is missing")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def find_kit(start: Path | None = None) -> Kit:
+    """The kit checkout this package was installed from, or the one around `start`."""
+    candidates = [PACKAGE_DIR.parent.parent]
+    if start is not None:
+        candidates += [start, *start.resolve().parents]
+    for root in candidates:
+        if (root / "solutions").is_dir() and (root / "exercises").is_dir():
+            return Kit(root)
+    raise KitLayoutError(
+        "cannot find the kit's solutions/ and exercises/ folders; run this command "
+        "from a checkout of the chunklab kit (installed with `pip install -e .`)"
+    )

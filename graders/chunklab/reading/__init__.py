@@ -1,0 +1,1 @@
+"""Where a submission is read: `.py` files, notebooks, folders of them."""

@@ -1,0 +1,39 @@
+"""What reading a submission produces: its lesson and the code cells to run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from chunklab.lessons import Lesson
+from chunklab.scoring.report import Problem
+
+# Cells tagged with this are the kit's own (self-check, demos) and are never graded.
+KIT_CELL_TAG = "chunklab-kit"
+# The cell that holds the exercise the student fills in.
+EXERCISE_CELL_TAG = "chunklab-exercise"
+# Where a notebook names its lesson: metadata["chunklab"]["lesson"].
+NOTEBOOK_METADATA_KEY = "chunklab"
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    index: int
+    # How the cell is named in tracebacks and messages: "submission.py" or "cell 3".
+    label: str
+    source: str
+
+    def to_message(self) -> dict[str, object]:
+        return {"index": self.index, "label": self.label, "source": self.source}
+
+
+@dataclass(frozen=True)
+class SubmissionSource:
+    """A submission, read: the code to run, in order, and what was noticed on the way."""
+
+    path: Path
+    display: str
+    kind: str  # "python" or "notebook"
+    lesson: Lesson
+    cells: tuple[CodeCell, ...]
+    warnings: tuple[Problem, ...] = ()

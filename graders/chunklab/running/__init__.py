@@ -1,0 +1,1 @@
+"""Where the pytest run happens: the grader suite against one submission."""

@@ -1,0 +1,167 @@
+"""The pytest plugin that connects a grader suite to the submissions it grades.
+
+One pytest session grades a batch of submissions of one lesson: every
+grader test is parametrized over them, and the `submission` fixture (a
+proxy, never the submission's own objects) is opened once per submission
+and closed after its last test, so only one is running at a time. The
+`reference` fixture is the reference solution, loaded in the grading
+process for hidden comparisons. Each test's `rule`, `points` and
+`visibility` markers and the feedback for a failure ride on
+pytest-json-report's metadata, so scores come from the grading process's
+own report and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from chunklab.errors import SubmissionError
+from chunklab.running.submission_proxy import CallTimedOut, SubmissionProxy, WorkerCrashed
+from chunklab.suites.checks import RuleBroken, shorten
+
+MARKERS = (
+    "rule(text): the lesson rule a grader test checks, in words a student understands",
+    "points(n): what the test is worth",
+    "visibility(kind): 'visible' (a public check) or 'hidden'",
+)
+
+
+@dataclass(frozen=True)
+class SuiteEntry:
+    """A submission a suite run grades: how to open it (start and load it) and close it."""
+
+    key: str
+    # Raises SubmissionError when the submission cannot be tested at all.
+    open: Callable[[], SubmissionProxy]
+    close: Callable[[], None] = lambda: None
+
+
+class GradingPlugin:
+    def __init__(
+        self,
+        entries: Sequence[SuiteEntry] = (),
+        *,
+        reference: ModuleType | None = None,
+        visible_only: bool = False,
+    ) -> None:
+        self.entries = {entry.key: entry for entry in entries}
+        self.reference_module = reference
+        self.visible_only = visible_only
+        self.problems: list[str] = []
+        self.load_errors: dict[str, SubmissionError] = {}
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        for line in MARKERS:
+            config.addinivalue_line("markers", line)
+        config.stash[GRADING] = self
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "submission" in metafunc.fixturenames and self.entries:
+            keys = list(self.entries)
+            metafunc.parametrize("submission", keys, ids=keys, indirect=True, scope="session")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        for item in items:
+            missing = [m for m in ("rule", "points", "visibility") if not item.get_closest_marker(m)]
+            if missing:
+                self.problems.append(f"{item.nodeid} has no {', '.join(missing)} marker")
+        if self.visible_only:
+            hidden = [i for i in items if marker_value(i, "visibility") != "visible"]
+            items[:] = [i for i in items if marker_value(i, "visibility") == "visible"]
+            config.hook.pytest_deselected(items=hidden)
+        # All tests of one submission together, visible ones first: each submission is
+        # opened once, and its worker ends before the next one starts.
+        order = {key: number for number, key in enumerate(self.entries)}
+        items.sort(key=lambda item: (order.get(submission_key(item), -1),
+                                     marker_value(item, "visibility") != "visible"))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_json_runtest_metadata(self, item: pytest.Item, call: pytest.CallInfo) -> dict:
+        data: dict[str, Any] = {}
+        if call.when == "setup":
+            data = {
+                "rule": str(marker_value(item, "rule")),
+                "points": float(marker_value(item, "points") or 0),
+                "visibility": str(marker_value(item, "visibility")),
+                "submission": submission_key(item),
+            }
+        if call.excinfo is not None and call.when in ("setup", "call"):
+            data["kind"], data["feedback"] = classify_failure(call.excinfo.value)
+        return data
+
+
+GRADING = pytest.StashKey[GradingPlugin]()
+
+
+def grading_of(request: pytest.FixtureRequest) -> GradingPlugin:
+    return request.config.stash[GRADING]
+
+
+@pytest.fixture(scope="session")
+def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionProxy]:
+    """The submission under test, opened once and closed after its last test."""
+    grading = grading_of(request)
+    entry = grading.entries[request.param]
+    try:
+        proxy = entry.open()
+    except SubmissionError as error:
+        grading.load_errors[entry.key] = error
+        pytest.skip(f"the submission could not be tested: {error}")
+    try:
+        yield proxy
+    finally:
+        entry.close()
+
+
+@pytest.fixture(autouse=True)
+def _each_test_starts_fresh(request: pytest.FixtureRequest) -> None:
+    if "submission" in request.fixturenames:
+        request.getfixturevalue("submission").begin_test()
+
+
+@pytest.fixture(scope="session")
+def reference(request: pytest.FixtureRequest) -> ModuleType:
+    """The reference solution, in the grading process, for hidden comparisons."""
+    module = grading_of(request).reference_module
+    if module is None:
+        pytest.fail("this check needs the reference solution, which is not available here")
+    return module
+
+
+def submission_key(item: pytest.Item) -> str | None:
+    spec = getattr(item, "callspec", None)
+    return spec.params.get("submission") if spec is not None else None
+
+
+def marker_value(item: pytest.Item, name: str) -> Any:
+    marker = item.get_closest_marker(name)
+    return marker.args[0] if marker and marker.args else None
+
+
+def classify_failure(error: BaseException) -> tuple[str, str]:
+    """The outcome kind and the student's feedback for a failed test."""
+    if isinstance(error, RuleBroken):
+        return "failed", str(error)
+    if isinstance(error, CallTimedOut):
+        return "timeout", str(error)
+    if isinstance(error, WorkerCrashed):
+        return "error", str(error)
+    call = getattr(error, "chunklab_call", None)
+    if call is not None:
+        return "failed", (
+            f"Input: {call}\nIt raised {type(error).__name__}: {shorten(str(error), 160)}"
+        )
+    if isinstance(error, AssertionError):
+        return "failed", shorten(str(error), 400)
+    return "error", (
+        f"This check could not finish ({type(error).__name__}: {shorten(str(error), 160)}). "
+        "Look at what your code returns for this rule's inputs."
+    )

@@ -1,0 +1,110 @@
+"""Runs a lesson's grader suite with pytest and pytest-json-report, in this process."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+
+import pytest
+from pytest_jsonreport.plugin import JSONReport
+
+from chunklab.errors import KitLayoutError, SubmissionError
+from chunklab.kit import suite_dir
+from chunklab.lessons import Lesson
+from chunklab.running import plugin as fixtures
+from chunklab.running.plugin import GradingPlugin, SuiteEntry
+from chunklab.running.submission_proxy import SubmissionProxy
+from chunklab.scoring.outcomes import outcomes_by_submission
+from chunklab.scoring.report import TestOutcome
+
+PYTEST_ARGS = (
+    "-p", "no:cacheprovider",
+    "-p", "no:stepwise",
+    # Plugins a grading run has no use for; some cost time at every session's end.
+    "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:faulthandler",
+    "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin",
+    "-p", "no:logging", "-p", "no:warnings",
+    "-q", "--tb=no", "--no-header", "--assert=plain",
+    # Grader tests print nothing; what a submission prints never reaches this process.
+    "--capture=no",
+    "--json-report-file=none",
+    "--json-report-omit", "collectors", "log", "streams", "keywords", "traceback", "warnings",
+    "-o", "python_files=test_*.py",
+    "-o", "addopts=",
+    "-o", "testpaths=",
+)
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """What one pytest session found: outcomes per submission, and those it could not test."""
+
+    outcomes: dict[str, list[TestOutcome]]
+    load_errors: dict[str, SubmissionError]
+
+
+def pytest_arguments(lesson: Lesson, *extra: str) -> list[str]:
+    directory = suite_dir(lesson)
+    # The suites' own ini keeps the kit's pytest settings (pyproject) out of grading runs.
+    return [*PYTEST_ARGS, *extra, "--rootdir", str(directory),
+            "-c", str(directory.parent / "pytest.ini"), str(directory)]
+
+
+def run_suites(
+    lesson: Lesson,
+    entries: Sequence[SuiteEntry],
+    *,
+    reference: ModuleType | None = None,
+    visible_only: bool = False,
+) -> SuiteRun:
+    """Run the lesson's grader tests against every entry, in one pytest session."""
+    grading = GradingPlugin(entries, reference=reference, visible_only=visible_only)
+    report = JSONReport()
+    # pytest writes a few lines of its own; keep them off stdout, which carries JSON Lines.
+    with contextlib.redirect_stdout(io.StringIO()):
+        exit_code = pytest.main(pytest_arguments(lesson), plugins=[grading, fixtures, report])
+    if grading.problems or report.report is None or exit_code in (
+        pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.NO_TESTS_COLLECTED
+    ):
+        detail = "; ".join(grading.problems) or f"pytest exit code {int(exit_code)}"
+        raise KitLayoutError(f"the grader suite of {lesson.id} is broken: {detail}")
+    outcomes = outcomes_by_submission(report.report)
+    return SuiteRun(
+        outcomes={entry.key: outcomes.get(entry.key, []) for entry in entries
+                  if entry.key not in grading.load_errors},
+        load_errors=dict(grading.load_errors),
+    )
+
+
+def run_suite(
+    lesson: Lesson,
+    proxy: SubmissionProxy,
+    *,
+    reference: ModuleType | None = None,
+    visible_only: bool = False,
+) -> list[TestOutcome]:
+    """The outcomes of one submission that is already running behind `proxy`."""
+    run = run_suites(lesson, [SuiteEntry("submission", lambda: proxy)],
+                     reference=reference, visible_only=visible_only)
+    return run.outcomes["submission"]
+
+
+class _PointsCounter:
+    def __init__(self) -> None:
+        self.total = 0.0
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            marker = item.get_closest_marker("points")
+            self.total += float(marker.args[0]) if marker and marker.args else 0.0
+
+
+def suite_max_score(lesson: Lesson) -> float:
+    """Full marks of a lesson: the points of every grader test, found by collecting the suite."""
+    counter = _PointsCounter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        pytest.main(pytest_arguments(lesson, "--collect-only"), plugins=[counter, GradingPlugin()])
+    return counter.total

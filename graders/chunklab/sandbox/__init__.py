@@ -1,0 +1,1 @@
+"""Where a submission runs: a separate worker process with limits and isolation."""

@@ -1,0 +1,98 @@
+"""The backend grader tests talk to: one submission, in a worker, within its limits.
+
+A worker that times out or dies is replaced (the submission's code is run
+again in a fresh one) so the remaining tests still run; once the
+submission's total time (the time its calls took) is spent, every further
+call fails at once.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from chunklab.errors import SubmissionTimeoutError, WorkerDiedError
+from chunklab.reading.source import CodeCell
+from chunklab.running.submission_proxy import CallTimedOut, WorkerCrashed
+from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.worker import WorkerProcess
+from chunklab.sandbox.zygote import Zygote
+
+# Running a submission's cells may import modules; allow more than one call's time.
+LOAD_SECONDS_FLOOR = 5.0
+
+
+class SandboxBackend:
+    def __init__(self, zygote: Zygote, cells: tuple[CodeCell, ...], limits: Limits) -> None:
+        self.zygote = zygote
+        self.cells = [cell.to_message() for cell in cells]
+        self.limits = limits
+        self.worker: WorkerProcess | None = None
+        self.spent = 0.0
+        self.timed_out_in_test = False
+        self.output_was_cut = False
+
+    def load(self) -> dict[str, Any]:
+        """Run the submission's cells in a new worker; what they defined and what failed."""
+        try:
+            return self._start_worker()
+        except CallTimedOut:
+            raise SubmissionTimeoutError(
+                f"running your code took longer than {self._load_seconds():g} seconds before any "
+                "test could start; look for a loop or a long computation outside your functions"
+            ) from None
+        except WorkerCrashed:
+            raise WorkerDiedError(
+                "your code ended the process running it while it was being loaded "
+                "(an exit() call, or a memory or CPU limit at the top level of your file)"
+            ) from None
+
+    def _load_seconds(self) -> float:
+        return max(LOAD_SECONDS_FLOOR, self.limits.call_seconds)
+
+    def _start_worker(self) -> dict[str, Any]:
+        self.worker = self.zygote.spawn()
+        return self.worker.request({"op": "load", "cells": self.cells}, self._load_seconds())
+
+    def begin_test(self) -> None:
+        self.timed_out_in_test = False
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        remaining = self.limits.submission_seconds - self.spent
+        if remaining <= 0:
+            raise CallTimedOut(
+                f"The time for your whole submission ({self.limits.submission_seconds:g} s) "
+                "ran out before this check."
+            )
+        if self.timed_out_in_test:
+            raise CallTimedOut("An earlier call in this check did not finish in time.")
+        if self.worker is None or not self.worker.alive:
+            self._replace_worker()
+        assert self.worker is not None
+        started = time.monotonic()
+        try:
+            return self.worker.request(message, min(self.limits.call_seconds, remaining))
+        except CallTimedOut:
+            self.timed_out_in_test = True
+            raise
+        finally:
+            self.spent += time.monotonic() - started
+            if self.worker is not None and not self.worker.alive:
+                self._note_output(self.worker)
+
+    def _replace_worker(self) -> None:
+        try:
+            self._start_worker()
+        except (CallTimedOut, WorkerCrashed):
+            raise WorkerCrashed("Your code could not be started again after an earlier failure.")
+
+    def _note_output(self, worker: WorkerProcess) -> None:
+        self.output_was_cut = self.output_was_cut or worker.output.was_cut
+
+    def close(self) -> str:
+        """End the worker; what the submission printed (cut at the output limit)."""
+        if self.worker is None:
+            return ""
+        self.worker.kill()
+        self._note_output(self.worker)
+        return self.worker.printed()

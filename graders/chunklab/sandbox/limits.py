@@ -1,0 +1,47 @@
+"""The limits a worker runs under: each configurable, each with a sane default."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, fields
+
+from chunklab.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Limits:
+    call_seconds: float = 2.0
+    submission_seconds: float = 60.0
+    memory_mb: int = 512
+    cpu_seconds: int = 30
+    processes: int = 16
+    output_kb: int = 64
+    file_size_mb: int = 16
+
+    HELP = {
+        "call_seconds": "wall-clock limit of one call into a submission",
+        "submission_seconds": "wall-clock limit of all calls into one submission",
+        "memory_mb": "address space of a worker",
+        "cpu_seconds": "CPU time of a worker",
+        "processes": "processes a submission may run at once",
+        "output_kb": "printed output kept per worker; the rest is cut",
+        "file_size_mb": "largest file, and all files together, a submission may write",
+    }
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if not value > 0:
+                raise UsageError(f"the limit {field.name} must be above 0, not {value!r}")
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        group = parser.add_argument_group("limits for each submission")
+        for field in fields(cls):
+            flag = "--" + field.name.replace("_", "-")
+            group.add_argument(flag, type=type(field.default), default=field.default,
+                               help=f"{cls.HELP[field.name]} (default: {field.default})")
+
+    @classmethod
+    def from_arguments(cls, args: argparse.Namespace) -> Limits:
+        return cls(**{field.name: getattr(args, field.name) for field in fields(cls)})

@@ -1,0 +1,153 @@
+"""The code that runs inside a worker: executes a submission, answers calls.
+
+This module is self-contained (standard library only) because the worker
+receives it as source text: a worker never imports chunklab, so it never
+holds grader, test or solution code. Requests and answers are JSON; every
+value a submission returns is checked to be plain data before it leaves.
+"""
+
+import builtins
+import json
+import math
+import os
+import sys
+import traceback
+
+PLAIN_SCALARS = (str, int, bool, type(None))
+MAX_REPR = 300
+MAX_DEPTH = 60
+MAX_MESSAGE = 500
+
+
+def safe_repr(value):
+    try:
+        text = repr(value)
+    except BaseException as exc:  # a hostile __repr__ must not stop the worker
+        text = f"<{type(value).__name__} whose repr() raised {type(exc).__name__}>"
+    if not isinstance(text, str):
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+
+def encode(value, depth=0):
+    """Plain data as JSON; anything else as a tagged description, never as itself."""
+    kind = type(value)
+    if depth > MAX_DEPTH:
+        return {"$unplain": "too deeply nested value", "repr": "..."}
+    if kind in PLAIN_SCALARS:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else {"$unplain": "float", "repr": repr(value)}
+    if kind is list:
+        return [encode(item, depth + 1) for item in value]
+    if kind is dict and all(type(key) is str for key in value):
+        return {key: encode(item, depth + 1) for key, item in value.items()}
+    return {"$unplain": kind.__name__, "repr": safe_repr(value)}
+
+
+def short_text(text, limit=MAX_MESSAGE):
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def describe_exception(exc):
+    # The first builtin class in the exception's ancestry lets the grader re-raise
+    # a ValueError subclass as a ValueError, so `pytest.raises` keeps working.
+    builtin = next(
+        (k.__name__ for k in type(exc).__mro__ if vars(builtins).get(k.__name__) is k),
+        "Exception",
+    )
+    try:
+        message = str(exc)
+    except BaseException:
+        message = "<the exception's message could not be read>"
+    return {"type": type(exc).__name__, "builtin": builtin, "message": short_text(message)}
+
+
+def student_traceback(exc, file_name):
+    """The traceback lines that point into the submission, not into this worker."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == file_name]
+    lines = traceback.format_list(frames[-5:])
+    lines += traceback.format_exception_only(type(exc), exc)
+    return short_text("".join(lines), 2000)
+
+
+class Session:
+    """One submission's namespace, its live objects, and the calls made into it."""
+
+    def __init__(self):
+        self.namespace = {"__name__": "submission", "__builtins__": __builtins__}
+        self.handles = {}
+
+    def load(self, cells):
+        """Run every cell; a cell that fails is reported and the others still run."""
+        problems = []
+        for cell in cells:
+            label = cell["label"]
+            try:
+                code = compile(cell["source"], label, "exec")
+            except SyntaxError as exc:
+                problems.append({
+                    "cell": cell["index"], "kind": "syntax_error", "line": exc.lineno,
+                    "message": f"{label}, line {exc.lineno}: {exc.msg}",
+                })
+                continue
+            try:
+                exec(code, self.namespace)
+            except BaseException as exc:  # SystemExit and KeyboardInterrupt included
+                problems.append({
+                    "cell": cell["index"], "kind": "raised",
+                    "message": student_traceback(exc, label),
+                })
+        defined = sorted(
+            name for name, value in self.namespace.items()
+            if not name.startswith("__") and (callable(value))
+        )
+        return {"problems": problems, "defined": defined}
+
+    def call(self, request):
+        args = request.get("args", [])
+        kwargs = request.get("kwargs", {})
+        before = json.dumps([args, kwargs], sort_keys=True)
+        answer = {}
+        try:
+            if request["op"] == "method":
+                target = getattr(self.handles[request["handle"]], request["name"])
+            else:
+                target = self.namespace[request["name"]]
+            result = target(*args, **kwargs)
+            if request["op"] == "new":
+                handle = len(self.handles) + 1
+                self.handles[handle] = result
+                answer["handle"] = handle
+            else:
+                answer["ok"] = encode(result)
+        except BaseException as exc:  # the submission's exception is an answer, not a crash
+            answer = {"raised": describe_exception(exc)}
+        after = encode([args, kwargs])
+        if json.dumps(after, sort_keys=True) != before:
+            answer["args_after"] = after
+        return answer
+
+
+def serve(requests, answers):
+    """Answer requests, one JSON line each, until the stream ends."""
+    session = Session()
+    for line in requests:
+        request = json.loads(line)
+        if request["op"] == "load":
+            answer = session.load(request["cells"])
+        else:
+            answer = session.call(request)
+        # What the submission printed goes to the grader's capped output pipe now,
+        # not when the worker is ended.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
+
+
+if __name__ == "__main__":
+    serve(os.fdopen(int(sys.argv[1]), "r"), os.fdopen(int(sys.argv[2]), "w"))

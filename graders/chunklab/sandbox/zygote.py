@@ -1,0 +1,128 @@
+"""Starts the zygote (the clean parent of workers) and asks it for workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from chunklab.errors import ChunklabError
+from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.worker import WorkerProcess
+
+SANDBOX_DIR = Path(__file__).resolve().parent
+# What a worker may see besides Python's standard library (found by the zygote itself).
+SYSTEM_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache")
+
+
+class SandboxStartError(ChunklabError):
+    kind = "sandbox"
+
+
+@dataclass(frozen=True)
+class ZygoteSettings:
+    limits: Limits
+    namespaces: bool = sys.platform.startswith("linux")
+
+
+class Zygote:
+    """A fresh interpreter, with no grader code in it, that forks one worker per submission."""
+
+    def __init__(self, settings: ZygoteSettings) -> None:
+        self.settings = settings
+        self.scratch = Path(tempfile.mkdtemp(prefix="chunklab-sandbox-"))
+        root_dir = self.scratch / "root"
+        root_dir.mkdir(mode=0o755)
+        self.scratch.chmod(0o755)
+        config = {
+            "limits": asdict(settings.limits),
+            "namespaces": settings.namespaces,
+            "root_dir": str(root_dir),
+            "visible": list(SYSTEM_PATHS),
+        }
+        ours, theirs = socket.socketpair()
+        config["control_fd"] = theirs.fileno()
+        self.control = ours
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-B", "-c",
+             (SANDBOX_DIR / "zygote_main.py").read_text(),
+             (SANDBOX_DIR / "worker_main.py").read_text(), json.dumps(config)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            pass_fds=(theirs.fileno(),),
+            # The same string hashing in every worker: a submission iterating over a
+            # set gives the same answers each time it is graded.
+            env={"PYTHONHASHSEED": "0", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            cwd=self.scratch,
+        )
+        theirs.close()
+        self.reader = self.control.makefile("r")
+        self._greeting: dict[str, str] | None = None
+
+    def greeting(self) -> dict[str, str]:
+        """The zygote's first message, read when first needed so its start overlaps other work."""
+        if self._greeting is None:
+            hello = self.reader.readline()
+            if not hello:
+                stderr = self.process.stderr.read() if self.process.stderr else b""
+                raise SandboxStartError(
+                    f"the sandbox could not start: {stderr.decode(errors='replace')[-500:]}"
+                )
+            self._greeting = json.loads(hello)
+        return self._greeting
+
+    @property
+    def isolation(self) -> str:
+        """`namespaces` or `process`: how much of the machine a worker is kept from."""
+        return self.greeting()["isolation"]
+
+    @property
+    def problem(self) -> str:
+        """Why namespaces could not be used, where they could not."""
+        return self.greeting()["problem"]
+
+    def spawn(self) -> WorkerProcess:
+        self.greeting()
+        requests_read, requests_write = os.pipe()
+        answers_read, answers_write = os.pipe()
+        output_read, output_write = os.pipe()
+        work_dir = tempfile.mkdtemp(prefix="work-", dir=self.scratch)
+        os.chmod(work_dir, 0o777)
+        theirs = [requests_read, answers_write, output_write]
+        try:
+            socket.send_fds(self.control, [json.dumps({"work_dir": work_dir}).encode()], theirs)
+            answer = self.reader.readline()
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        pid = int(answer or "-1")
+        if pid <= 0:
+            for fd in (requests_write, answers_read, output_read):
+                os.close(fd)
+            raise SandboxStartError(f"the sandbox could not start a worker (error {-pid})")
+        return WorkerProcess(
+            pid=pid, requests=requests_write, answers=answers_read, output=output_read,
+            output_limit=self.settings.limits.output_kb * 1024,
+            process_group=self.isolation == "process", work_dir=Path(work_dir),
+        )
+
+    def close(self) -> None:
+        try:
+            self.control.close()
+            self.reader.close()
+            self.process.kill()
+            self.process.wait(timeout=5)
+        finally:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def __enter__(self) -> Zygote:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+

@@ -1,0 +1,288 @@
+"""The clean parent of every worker: a fresh interpreter that forks one worker per request.
+
+It runs as `python -I -S -B -c <this file>`, standard library only, and
+never imports chunklab, pytest or any grader code, so a forked worker holds
+none of it in memory. On Linux it first enters new user, mount, network,
+IPC and UTS namespaces and moves into a minimal root that shows only what
+Python needs (read-only), so workers see no network and none of the
+grader's files. Each worker then gets its own PID namespace, `/proc`,
+empty `/work` and `/tmp`, limits, and no capabilities; ending it ends every
+process it started. Where namespaces are missing, a worker is a process
+group with the same limits (see the README for what that does not stop).
+
+Arguments: the worker's source text, then a JSON configuration.
+Protocol on a Unix socket (its descriptor is in the configuration): each request carries three descriptors
+(requests in, answers out, printed output out) and is answered with the
+worker's pid as the grader can signal it.
+"""
+
+import ctypes
+import json
+import os
+import resource
+import signal
+import socket
+import sys
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_DROP = 24
+PR_SET_PDEATHSIG = 1
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def check(result, what):
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def mount(source, target, fstype, flags, data=None):
+    check(
+        libc.mount(
+            source.encode() if source else None, target.encode(),
+            fstype.encode() if fstype else None, flags, data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
+
+
+def write_file(path, text):
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+# Inside the namespace, workers run as this id; outside, it is this unprivileged id.
+WORKER_ID = 1000
+NOBODY_ID = 65534
+
+
+def enter_namespaces():
+    """New user, mount, network, IPC and UTS namespaces; returns the worker's id."""
+    uid, gid = os.getuid(), os.getgid()
+    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    if uid != 0:
+        check(libc.unshare(flags), "unshare")
+        write_file("/proc/self/setgroups", "deny")
+        write_file("/proc/self/uid_map", f"0 {uid} 1")
+        write_file("/proc/self/gid_map", f"0 {gid} 1")
+        return None
+    # Real root is exempt from the process limit, so workers must not run as root.
+    # Only a process outside the new namespace may map a second id, so a helper
+    # forked before unshare writes the map.
+    go_read, go_write = os.pipe()
+    done_read, done_write = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        os.read(go_read, 1)
+        zygote = os.getppid()
+        try:
+            write_file(f"/proc/{zygote}/uid_map", f"0 0 1\n{WORKER_ID} {NOBODY_ID} 1")
+            write_file(f"/proc/{zygote}/gid_map", f"0 0 1\n{WORKER_ID} {NOBODY_ID} 1")
+            os.write(done_write, b"1")
+        finally:
+            os._exit(0)
+    try:
+        check(libc.unshare(flags), "unshare")
+    finally:
+        os.write(go_write, b"1")
+    mapped = os.read(done_read, 1)
+    os.waitpid(helper, 0)
+    if mapped != b"1":
+        raise OSError(1, "cannot map the worker's user id")
+    return WORKER_ID
+
+
+def bind_read_only(root, path):
+    inside = root + path
+    if os.path.islink(path):
+        os.makedirs(os.path.dirname(inside), exist_ok=True)
+        if not os.path.lexists(inside):
+            os.symlink(os.readlink(path), inside)
+        return
+    if os.path.isdir(path):
+        os.makedirs(inside, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(inside), exist_ok=True)
+        open(inside, "a").close()
+    mount(path, inside, None, MS_BIND | MS_REC)
+    mount(None, inside, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_REC)
+
+
+def build_minimal_root(root, visible):
+    """A root holding only the system libraries and Python's standard library."""
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    for path in visible:
+        if os.path.lexists(path):
+            bind_read_only(root, path)
+    for device in ("null", "zero", "urandom", "random"):
+        bind_read_only(root, "/dev/" + device)
+    for folder in ("proc", "work", "tmp"):
+        os.makedirs(root + "/" + folder, exist_ok=True)
+    mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    os.chroot(root)
+    os.chdir("/")
+
+
+def drop_capabilities():
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    for capability in range(64):
+        libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    header = Header(0x20080522, 0)
+    data = (Data * 2)()
+    check(libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
+
+
+def apply_limits(limits):
+    mb = 1024 * 1024
+    pairs = [
+        (resource.RLIMIT_AS, limits["memory_mb"] * mb),
+        (resource.RLIMIT_CPU, limits["cpu_seconds"]),
+        (resource.RLIMIT_FSIZE, limits["file_size_mb"] * mb),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_NOFILE, 64),
+    ]
+    if hasattr(resource, "RLIMIT_NPROC"):
+        pairs.append((resource.RLIMIT_NPROC, limits["processes"]))
+    for which, value in pairs:
+        try:
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):
+            pass  # a platform without this limit still gets the others
+
+
+def become_worker(config, fds, worker_source, worker_id):
+    """Runs in the worker: its own folders, limits and descriptors, then serve."""
+    requests, answers, output = fds
+    if worker_id is not False:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        size = f"size={config['limits']['file_size_mb']}m,mode=1777"
+        mount("tmpfs", "/work", "tmpfs", MS_NOSUID | MS_NODEV, size)
+        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, size)
+        os.chdir("/work")
+        if worker_id is None:
+            drop_capabilities()
+        else:
+            os.setgroups([])
+            os.setresgid(worker_id, worker_id, worker_id)
+            os.setresuid(worker_id, worker_id, worker_id)  # also clears every capability
+            libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    else:
+        os.setsid()
+        os.chdir(config["work_dir"])  # the grader made this folder for this worker alone
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    requests = os.dup2(requests, 3)
+    answers = os.dup2(answers, 4)
+    os.closerange(5, 65536)
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
+        signal.signal(number, signal.SIG_DFL)
+    os.environ.clear()
+    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": "/work", "LANG": "C.UTF-8"})
+    apply_limits(config["limits"])
+    namespace = {"__name__": "chunklab_worker"}
+    exec(compile(worker_source, "chunklab_worker", "exec"), namespace)
+    sys.argv = ["submission"]
+    try:
+        namespace["serve"](os.fdopen(requests, "r"), os.fdopen(answers, "w"))
+    finally:
+        os._exit(0)
+
+
+def spawn(config, fds, worker_source, worker_id):
+    """Fork a worker; in namespaces, it is PID 1 of its own PID namespace."""
+    if worker_id is False:
+        pid = os.fork()
+        if pid == 0:
+            become_worker(config, fds, worker_source, worker_id)
+        return pid
+    report_read, report_write = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        # The new PID namespace applies to the next child, which becomes its PID 1:
+        # when it ends, the kernel ends every process left in the namespace. This
+        # process stays to tie the worker's life to the zygote's.
+        os.close(report_read)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        check(libc.unshare(CLONE_NEWPID | CLONE_NEWNS), "unshare pid")
+        pid = os.fork()
+        if pid == 0:
+            os.close(report_write)
+            become_worker(config, fds, worker_source, worker_id)
+        os.write(report_write, str(pid).encode())
+        for fd in fds:
+            os.close(fd)
+        os.waitpid(pid, 0)
+        os._exit(0)
+    os.close(report_write)
+    pid = int(os.read(report_read, 32) or b"0")
+    os.close(report_read)
+    return pid
+
+
+def main():
+    worker_source = sys.argv[1]
+    config = json.loads(sys.argv[2])
+    control = socket.socket(fileno=config["control_fd"])
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # False: no namespaces; None: namespaces, workers keep the zygote's id; an int:
+    # namespaces, workers switch to that id.
+    worker_id = False
+    problem = ""
+    if config["namespaces"]:
+        try:
+            worker_id = enter_namespaces()
+            # In isolated mode the interpreter's search path holds only the standard library.
+            visible = config["visible"] + [p for p in sys.path if p and os.path.exists(p)]
+            build_minimal_root(config["root_dir"], visible)
+        except OSError as error:
+            worker_id, problem = False, str(error)
+    # Workers are reaped by the kernel; the grader learns of their end from their pipes.
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    hello = {"isolation": "process" if worker_id is False else "namespaces", "problem": problem}
+    control.sendall((json.dumps(hello) + "\n").encode())
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 1024, 3)
+        except OSError:
+            break
+        if not message:
+            break
+        config["work_dir"] = json.loads(message)["work_dir"]
+        try:
+            pid = spawn(config, fds, worker_source, worker_id)
+        except OSError as error:
+            pid = -(error.errno or 1)
+        for fd in fds:
+            os.close(fd)
+        control.sendall(f"{pid}\n".encode())
+
+
+main()

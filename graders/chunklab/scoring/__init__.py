@@ -1,0 +1,1 @@
+"""Where test outcomes become a score."""

@@ -1,0 +1,276 @@
+"""Hidden checks of the chunking_pipeline lesson: edge cases and properties on random texts."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import Phase, example, given, settings
+from hypothesis import strategies as st
+
+from chunklab.suites.checks import expect, expect_result, property_settings, result_of, same_value
+from chunklab.suites.chunking_pipeline.test_visible import (
+    STORY,
+    WORDS,
+    Pipeline,
+    check_cuts,
+    cut_starts,
+    named,
+)
+
+pytestmark = pytest.mark.visibility("hidden")
+
+# No shrinking: every example is a round trip to the submission, and a grading run
+# must stay short even when the submission fails or hangs on many inputs.
+PROPERTY = settings(
+    property_settings(25), phases=(Phase.explicit, Phase.generate), report_multiple_bugs=False
+)
+
+
+# --- Settings -----------------------------------------------------------------------------
+
+
+@pytest.mark.rule(
+    "Settings at the edge of what is allowed work: overlap = chunk_size - 1, overlap = 0 and "
+    "min_chunk_size = 0."
+)
+@pytest.mark.points(1)
+def test_edge_settings_accepted(submission):
+    one = Pipeline(submission, chunk_size=1, overlap=0, min_chunk_size=0)
+    expect_result(one.method("chunk_text"), ("abc",), ["a", "b", "c"])
+    text = "abcdefghijklmnop"
+    crawl = Pipeline(submission, chunk_size=10, overlap=9, min_chunk_size=0)
+    expect_result(crawl.method("chunk_text"), (text,), [text[i:i + 10] for i in range(7)])
+
+
+@pytest.mark.rule("ChunkingPipeline() uses chunk_size 500, overlap 50 and min_chunk_size 100.")
+@pytest.mark.points(1)
+def test_defaults(submission):
+    pipe = result_of(submission.ChunkingPipeline)
+    chunk_text = named(pipe.chunk_text, "ChunkingPipeline().chunk_text")
+    expect_result(chunk_text, ("a" * 1200,), ["a" * 500, "a" * 500, "a" * 300])
+    expect_result(chunk_text, ("b" * 99,), [])
+    expect_result(chunk_text, ("b" * 100,), ["b" * 100])
+
+
+# --- Cutting ------------------------------------------------------------------------------
+
+
+@pytest.mark.rule(
+    "!, ? and . all end sentences, whatever whitespace follows them: a space, a tab, a line "
+    "break or a non-breaking space."
+)
+@pytest.mark.points(1)
+def test_every_mark_and_whitespace_ends_sentences(submission):
+    text = (
+        "Wait! Are you really sure about that?\tYes, I am completely sure!\nThen go right "
+        "ahead and do it?\u00a0Fine, I will go now and see them all! Really?\r\nYes, really!"
+    )
+    for chunk_size, overlap in ((30, 6), (45, 10)):
+        check_cuts(Pipeline(submission, chunk_size, overlap, 0), text)
+
+
+@pytest.mark.rule(
+    "A ., ! or ? ends a sentence only when whitespace follows it inside the window (not in "
+    "3.14, not as the window's last character)."
+)
+@pytest.mark.points(1)
+def test_mark_needs_whitespace_in_window(submission):
+    numbers = "Pi is about 3.14159 and e is about 2.71828 while tau is 6.28318 or so"
+    check_cuts(Pipeline(submission, 24, 4, 0), numbers)
+    edge = "aaa bbb ccc dd. eee fff ggg hhh iii"
+    check_cuts(Pipeline(submission, 15, 3, 0), edge)
+
+
+@pytest.mark.rule(
+    "Tabs, line breaks and non-breaking spaces are whitespace too (str.isspace) when a chunk "
+    "ends between words."
+)
+@pytest.mark.points(1)
+def test_any_whitespace_separates_words(submission):
+    text = "alpha\tbeta\ngamma\u00a0delta\u2003epsilon\tzeta\neta\u00a0theta\u2003iota\tkappa"
+    for chunk_size, overlap in ((14, 3), (20, 0)):
+        check_cuts(Pipeline(submission, chunk_size, overlap, 0), text)
+
+
+@pytest.mark.rule(
+    "A sentence end or whitespace that would not move the next chunk forward does not count, "
+    "so chunking always finishes."
+)
+@pytest.mark.points(2)
+def test_never_stalls(submission):
+    cases = (
+        # The first chunk ends at "one. "; in the next window that sentence end lies
+        # inside the overlap, and ending there again would start the same chunk again.
+        (20, 8, "Short one. a long run of words without any marks for quite a while now"),
+        # The only whitespace of the first window lies inside the overlap.
+        (12, 4, "ab cdefghijklmnopqrstuvwxyz0123456789"),
+        (6, 4, "A. B. C. D. E. F. G. H. I. J."),
+        (10, 9, STORY),
+    )
+    for chunk_size, overlap, text in cases:
+        check_cuts(Pipeline(submission, chunk_size, overlap, 0), text)
+
+
+@pytest.mark.rule(
+    "A chunk whose window reaches the end of the text is the last chunk, whole, even with a "
+    "sentence end inside it."
+)
+@pytest.mark.points(1)
+def test_window_reaching_end_is_last(submission):
+    text = "x" * 20 + "Yes. No. Maybe."
+    pipe = Pipeline(submission, chunk_size=20, overlap=5, min_chunk_size=0)
+    expect_result(pipe.method("chunk_text"), (text,), [text[:20], text[15:]])
+
+
+# --- Documents ----------------------------------------------------------------------------
+
+
+@pytest.mark.rule(
+    "char_start is where the chunk was cut from (overlap characters before the previous chunk "
+    "ended), even when the same text appears earlier in the body."
+)
+@pytest.mark.points(1)
+def test_char_start_on_repeated_text(submission):
+    body = "Echo. " * 12
+    doc = {"id": "echo", "title": "Echo", "body": body}
+    pipe = Pipeline(submission, chunk_size=20, overlap=5, min_chunk_size=0)
+    chunks = pipe.process_document(doc)
+    given = pipe.given("process_document", doc)
+    starts = cut_starts(body, 5, [chunk["text"] for chunk in chunks], given)
+    for k, (chunk, start) in enumerate(zip(chunks, starts, strict=True)):
+        expect(chunk["char_start"] == start, given=given,
+               expected=f"chunk {k}'s char_start to be {start}, where it was cut from",
+               got=chunk["char_start"])
+
+
+@pytest.mark.rule(
+    "chunk_index counts 0, 1, 2, ... over the chunks returned, after short ones are dropped."
+)
+@pytest.mark.points(1)
+def test_chunk_index_after_dropping(submission):
+    doc = {"id": "story", "title": "A cat", "body": STORY}
+    pipe = Pipeline(submission, chunk_size=30, overlap=4, min_chunk_size=12)
+    chunks = pipe.process_document(doc)
+    indexes = [chunk["chunk_index"] for chunk in chunks]
+    expect(indexes == list(range(len(chunks))), given=pipe.given("process_document", doc),
+           expected=f"chunk_index values {list(range(len(chunks)))}", got=indexes)
+
+
+@pytest.mark.rule(
+    "Each chunk's metadata equals the document's metadata, and is {} when the document has "
+    "none or it is None."
+)
+@pytest.mark.points(1)
+def test_metadata_carried(submission):
+    pipe = Pipeline(submission, chunk_size=40, overlap=5, min_chunk_size=0)
+    metadata = {"lang": "en", "tags": ["cat", "night"], "year": 2024}
+    for doc, wanted in (
+        ({"id": "m", "title": "T", "body": STORY, "metadata": metadata}, metadata),
+        ({"id": "n", "title": "T", "body": STORY}, {}),
+        ({"id": "o", "title": "T", "body": STORY, "metadata": None}, {}),
+    ):
+        chunks = pipe.process_document(doc)
+        for k, chunk in enumerate(chunks):
+            expect(same_value(chunk["metadata"], wanted), given=pipe.given("process_document", doc),
+                   expected=f"chunk {k}'s metadata to be {wanted}", got=chunk["metadata"])
+
+
+@pytest.mark.rule("process_document and process_batch never modify a document or its metadata.")
+@pytest.mark.points(1)
+def test_documents_not_modified(submission):
+    pipe = Pipeline(submission, chunk_size=40, overlap=5, min_chunk_size=0)
+    docs = [
+        {"id": "m", "title": "T", "body": STORY, "metadata": {"lang": "en", "tags": ["cat"]}},
+        {"id": "n", "title": "T", "body": WORDS},
+        {"id": "o", "title": "T", "body": "", "metadata": None},
+    ]
+    calls = [("process_document", doc) for doc in docs] + [("process_batch", docs)]
+    for name, argument in calls:
+        before = copy.deepcopy(argument)
+        getattr(pipe, name)(argument)
+        after = submission.last_arguments[0][0]
+        expect(same_value(after, before), given=pipe.given(name, before),
+               expected=f"the argument to be unchanged after the call: {before}", got=after)
+
+
+@pytest.mark.rule("process_batch starts chunk_index again at 0 for each document.")
+@pytest.mark.points(1)
+def test_batch_counts_index_per_document(submission):
+    docs = [
+        {"id": "story", "title": "A cat", "body": STORY},
+        {"id": "words", "title": "A fox", "body": WORDS},
+    ]
+    pipe = Pipeline(submission, chunk_size=30, overlap=5, min_chunk_size=0)
+    batch = pipe.process_batch(docs)
+    for doc in docs:
+        indexes = [chunk["chunk_index"] for chunk in batch if chunk["doc_id"] == doc["id"]]
+        expect(len(indexes) > 1 and indexes == list(range(len(indexes))),
+               given=pipe.given("process_batch", docs),
+               expected=f"the chunks of {doc['id']!r} to have chunk_index 0, 1, 2, ...",
+               got=indexes)
+
+
+# --- Properties on random texts -----------------------------------------------------------
+
+WORD = st.text(alphabet="abcdeéßñ中文🙂XYZ", min_size=1, max_size=7)
+LONG_WORD = st.text(alphabet="xyzé", min_size=12, max_size=40)
+GAP = st.text(alphabet=" \t\n\r\u00a0\u2003", min_size=1, max_size=3)
+MARK = st.sampled_from([".", "!", "?", "...", "?!", "3.14"])
+PIECE = st.one_of(
+    st.tuples(WORD, GAP).map("".join),
+    st.tuples(WORD, MARK, GAP).map("".join),
+    WORD,
+    LONG_WORD,
+    GAP,
+    MARK,
+)
+TEXTS = st.lists(PIECE, min_size=1, max_size=60).map("".join)
+
+
+@st.composite
+def settings_for(draw: st.DrawFn) -> tuple[int, int]:
+    chunk_size = draw(st.integers(min_value=4, max_value=60))
+    return chunk_size, draw(st.integers(min_value=0, max_value=chunk_size - 1))
+
+
+@pytest.mark.rule(
+    "On random texts (unicode, tabs, line breaks, long words) and settings, every chunk follows "
+    "all of the cutting rules."
+)
+@pytest.mark.points(2)
+@PROPERTY
+@given(text=TEXTS, sizes=settings_for())
+def test_random_texts_follow_cutting_rules(submission, text, sizes):
+    chunk_size, overlap = sizes
+    check_cuts(Pipeline(submission, chunk_size, overlap, 0), text)
+
+
+@pytest.mark.rule(
+    "Dropping short chunks happens after cutting: with min_chunk_size m you get exactly the "
+    "min_chunk_size 0 chunks that are at least m long, with the same char_start."
+)
+@pytest.mark.points(2)
+@PROPERTY
+@given(body=TEXTS, sizes=settings_for(), least=st.integers(min_value=1, max_value=40))
+@example(body="Hi. Everything is fine here. Ok. The rest follows on.", sizes=(20, 3), least=5)
+def test_dropping_keeps_positions(submission, body, sizes, least):
+    chunk_size, overlap = sizes
+    doc = {"id": "random", "title": "Random", "body": body}
+    every_pipe = Pipeline(submission, chunk_size, overlap, 0)
+    every = every_pipe.process_document(doc)
+    given_every = every_pipe.given("process_document", doc)
+    starts = cut_starts(body, overlap, [chunk["text"] for chunk in every], given_every)
+    for k, (chunk, start) in enumerate(zip(every, starts, strict=True)):
+        expect(chunk["char_start"] == start, given=given_every,
+               expected=f"chunk {k}'s char_start to be {start}, where it was cut from",
+               got=chunk["char_start"])
+    pipe = Pipeline(submission, chunk_size, overlap, least)
+    kept = pipe.process_document(doc)
+    wanted = [(c["text"], c["char_start"]) for c in every if len(c["text"]) >= least]
+    got = [(c["text"], c["char_start"]) for c in kept]
+    expect(got == wanted, given=pipe.given("process_document", doc),
+           expected=f"the chunks of min_chunk_size=0 that are at least {least} long, as "
+           f"(text, char_start): {wanted}",
+           got=got)
+

@@ -1,0 +1,167 @@
+"""Hidden checks of word_chunk: the cases the lesson lists, properties, random texts."""
+
+from itertools import pairwise
+
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+from chunklab.suites.checks import (
+    call_text,
+    expect,
+    expect_result,
+    property_settings,
+    result_of,
+    shorten,
+)
+
+pytestmark = pytest.mark.visibility("hidden")
+
+
+def grading_settings(max_examples: int) -> settings:
+    """`property_settings`, reporting only the simplest failing input.
+
+    One failure, never a group of them, so the feedback names a single input; and
+    no "explain" phase, which would call the submission a hundred times more for
+    notes no student sees.
+    """
+    return settings(
+        property_settings(max_examples),
+        report_multiple_bugs=False,
+        phases=[phase for phase in Phase if phase is not Phase.explain],
+    )
+
+
+@pytest.mark.rule(
+    "Extra spaces and line breaks between words count as one separator; "
+    "chunks join their words with exactly one space."
+)
+@pytest.mark.points(2)
+def test_extra_spaces_and_a_line_break(submission):
+    expect_result(
+        submission.solve,
+        ("the  cat   sat\non the\n\nmat", 3, 1),
+        ["the cat sat", "sat on the", "the mat"],
+    )
+
+
+@pytest.mark.rule("When all the words fit in one chunk, the result is that single chunk.")
+@pytest.mark.points(1)
+def test_one_chunk_holds_everything(submission):
+    expect_result(submission.solve, ("a b c", 3, 1), ["a b c"])
+    expect_result(submission.solve, ("alpha beta gamma delta", 4, 3), ["alpha beta gamma delta"])
+
+
+@pytest.mark.rule("A text with fewer words than size gives one chunk holding all of them.")
+@pytest.mark.points(1)
+def test_fewer_words_than_size(submission):
+    expect_result(submission.solve, ("just two", 5, 2), ["just two"])
+    expect_result(submission.solve, ("single", 3, 0), ["single"])
+
+
+@pytest.mark.rule(
+    "Spaces at the start and end of the text are not words: with size 1 every chunk is one word."
+)
+@pytest.mark.points(2)
+def test_spaces_at_both_ends_with_size_one(submission):
+    expect_result(submission.solve, ("  hello world  ", 1, 0), ["hello", "world"])
+
+
+@pytest.mark.rule("Words are kept exactly as written: punctuation and capital letters stay.")
+@pytest.mark.points(1)
+def test_punctuation_and_capital_letters_are_kept(submission):
+    expect_result(
+        submission.solve,
+        ("Hello, World! It's 5 o'clock.", 2, 1),
+        ["Hello, World!", "World! It's", "It's 5", "5 o'clock."],
+    )
+
+
+@pytest.mark.rule("A word repeated many times counts every time it appears.")
+@pytest.mark.points(2)
+def test_the_same_word_repeated_many_times(submission):
+    expect_result(submission.solve, ("go go go go go go go", 3, 1), ["go go go"] * 3)
+    expect_result(submission.solve, ("la la la la", 2, 1), ["la la"] * 3)
+
+
+@pytest.mark.rule("A tab between two words separates them just like a space.")
+@pytest.mark.points(1)
+def test_a_tab_between_words(submission):
+    expect_result(submission.solve, ("left\tright", 1, 0), ["left", "right"])
+    expect_result(submission.solve, ("a\tb c", 2, 1), ["a b", "b c"])
+
+
+@pytest.mark.rule("A text made only of tabs, line breaks and spaces has no words and gives [].")
+@pytest.mark.points(1)
+def test_only_tabs_line_breaks_and_spaces(submission):
+    expect_result(submission.solve, ("\t\n  \r\n", 3, 1), [])
+
+
+# Calls whose chunks the overlap check looks at, down to overlap size - 1.
+OVERLAPPING_CALLS = [
+    ("one two three four five six seven", 3, 1),
+    ("a b c d", 3, 2),
+    ("to be or not to be that is the question", 4, 2),
+    ("x y z", 1, 0),
+]
+
+
+@pytest.mark.rule("Each chunk starts with the last overlap words of the chunk before it.")
+@pytest.mark.points(2)
+def test_neighbours_share_overlap_words(submission):
+    for text, size, overlap in OVERLAPPING_CALLS:
+        given_text = call_text(submission.solve, (text, size, overlap))
+        chunks = result_of(submission.solve, text, size, overlap)
+        expect(
+            isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
+            given=given_text,
+            expected="a list of strings",
+            got=chunks,
+        )
+        for k, (this, after) in enumerate(pairwise(chunks)):
+            shared = this.split()[len(this.split()) - overlap :]
+            expect(
+                after.split()[:overlap] == shared,
+                given=given_text,
+                expected=(
+                    f"chunk {k + 1} to start with the last {overlap} words of chunk {k}, "
+                    f"{shorten(' '.join(shared), 60)}"
+                ),
+                got=[this, after],
+            )
+
+
+# Random texts: words of letters, digits, punctuation and any non-space unicode,
+# some long, some repeated, separated by runs of spaces, tabs and line breaks.
+NON_SPACE = st.characters(codec="utf-8", exclude_categories=("Zs", "Zl", "Zp", "Cc")).filter(
+    lambda c: not c.isspace()
+)
+WORDS = st.one_of(
+    st.sampled_from(["the", "cat", "RAG", "Hello,", "end.", "état", "x"]),
+    st.text(NON_SPACE, min_size=1, max_size=30),
+)
+GAPS = st.text(st.sampled_from(" \t\n\r"), min_size=1, max_size=4)
+ENDS = st.text(st.sampled_from(" \t\n\r"), max_size=3)
+
+
+@st.composite
+def valid_calls(draw) -> tuple[str, int, int]:
+    words = draw(st.lists(WORDS, max_size=16))
+    text = draw(ENDS)
+    for i, word in enumerate(words):
+        text += word + (draw(GAPS) if i < len(words) - 1 else draw(ENDS))
+    size = draw(st.integers(1, 8))
+    overlap = draw(st.integers(0, size - 1))
+    return text, size, overlap
+
+
+@pytest.mark.rule(
+    "For any text, size and overlap, the chunks are exactly the windows of size words, "
+    "each starting size - overlap words after the one before, "
+    "up to the chunk holding the last word."
+)
+@pytest.mark.points(3)
+@grading_settings(25)
+@given(call=valid_calls())
+def test_random_texts_give_exactly_the_word_windows(submission, reference, call):
+    expect_result(submission.solve, call, reference.solve(*call))

@@ -1,0 +1,1 @@
+"""Where results are written: JSON Lines, per-submission files, the gradebook, Gradescope."""

@@ -1,0 +1,10 @@
+# Mistake: stops only once a window goes past the end (> instead of >=), adding one extra chunk.
+def chunk(text: str, size: int, overlap: int) -> list[str]:
+    if size <= 0 or overlap < 0 or overlap >= size:
+        raise ValueError("size must be positive and 0 <= overlap < size")
+    chunks = []
+    for start in range(0, len(text), size - overlap):
+        chunks.append(text[start : start + size])
+        if start + size > len(text):
+            break
+    return chunks

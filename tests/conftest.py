@@ -1,0 +1,66 @@
+"""Shared fixtures: the kit's folders and a way to run `chunklab` as a user would."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chunklab.cli import main
+
+KIT_ROOT = Path(__file__).resolve().parent.parent
+LESSON_IDS = ("char_chunk", "word_chunk", "chunking_pipeline")
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def reports(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def kit_root() -> Path:
+    return KIT_ROOT
+
+
+@pytest.fixture
+def chunklab(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+             ) -> Callable[..., CommandResult]:
+    """Run `chunklab ARGS...` in this process, from the kit's folder."""
+    monkeypatch.chdir(KIT_ROOT)
+
+    def run(*args: str | Path) -> CommandResult:
+        capsys.readouterr()
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exit_:  # argparse exits on a usage error
+            code = int(exit_.code or 0)
+        out, err = capsys.readouterr()
+        return CommandResult(code, out, err)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def report_schema() -> dict[str, Any]:
+    path = KIT_ROOT / "graders" / "chunklab" / "writing" / "report.schema.json"
+    return json.loads(path.read_text())
+
+
+@pytest.fixture
+def validate_report(report_schema: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    import jsonschema
+
+    def check(report: dict[str, Any]) -> None:
+        jsonschema.validate(report, report_schema)
+
+    return check
