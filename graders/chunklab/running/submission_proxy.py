@@ -14,25 +14,16 @@ import builtins
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from chunklab.running.call_errors import CallTimedOut, SubmissionRaised, WorkerCrashed
 from chunklab.suites.checks import shorten
+
+__all__ = ["CallTimedOut", "NotPlainData", "SubmissionProxy", "SubmissionRaised", "WorkerCrashed"]
 
 
 class Backend(Protocol):
     """Sends one request to wherever the submission runs and returns the answer."""
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]: ...
-
-
-class CallTimedOut(Exception):
-    """A call into the submission ran past its time limit."""
-
-
-class WorkerCrashed(Exception):
-    """The process running the submission ended during a call."""
-
-
-class SubmissionRaised(Exception):
-    """The submission raised an exception that is not a builtin type."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from chunklab.running.call_errors import NOT_THE_SUBMISSIONS_ANSWER
+
 MAX_SHOWN = 240
 
 
@@ -52,6 +54,8 @@ def result_of(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call the submission; an exception it raises becomes feedback."""
     try:
         return fn(*args, **kwargs)
+    except NOT_THE_SUBMISSIONS_ANSWER:
+        raise
     except Exception as exc:
         raise RuleBroken(
             f"Input: {call_text(fn, args, kwargs)}\n"
@@ -77,6 +81,8 @@ def expect_raises(
     """Require the call to raise `error` (or a subclass of it)."""
     try:
         actual = fn(*args, **kwargs)
+    except NOT_THE_SUBMISSIONS_ANSWER:
+        raise
     except error:
         return
     except Exception as exc:

@@ -143,7 +143,8 @@ def test_invalid_settings_raise_even_for_a_short_text(submission):
 
 # Random texts for the property checks: runs of whitespace, tabs, line breaks and
 # any printable or unprintable unicode character.
-TEXTS = st.text(st.one_of(st.sampled_from(" \t\n\r"), st.characters(codec="utf-8")), max_size=60)
+CHARACTERS = st.one_of(st.sampled_from(" \t\n\r"), st.characters(codec="utf-8"))
+TEXTS = st.text(CHARACTERS, max_size=60)
 
 
 @st.composite
@@ -155,7 +156,7 @@ def valid_calls(draw) -> tuple[str, int, int]:
 
 @st.composite
 def invalid_calls(draw) -> tuple[str, int, int]:
-    text = draw(st.text(min_size=1, max_size=20))
+    text = draw(st.text(CHARACTERS, min_size=1, max_size=20))
     size = draw(st.integers(-5, 10))
     if size <= 0:
         overlap = draw(st.integers(-3, 5))

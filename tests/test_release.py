@@ -1,0 +1,159 @@
+"""`chunklab release DIR`: what a student gets, and the proof that nothing instructor-only leaks."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.conftest import KIT_ROOT, LESSON_IDS
+
+SOLUTIONS = KIT_ROOT / "solutions"
+SUITES = KIT_ROOT / "graders" / "chunklab" / "suites"
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from chunklab.cli import main
+
+    dest = tmp_path_factory.mktemp("release") / "bundle"
+    assert main(["release", str(dest)]) == 0
+    return dest
+
+
+def bundle_files(bundle: Path) -> list[Path]:
+    return sorted(p for p in bundle.rglob("*") if p.is_file())
+
+
+def body_dumps(source: str) -> set[str]:
+    """`ast.dump` of every function and method body, docstrings left out."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                body = body[1:]  # a docstring shared with the stub is not code
+            if body:
+                found.add(ast.dump(ast.Module(body=body, type_ignores=[])))
+    return found
+
+
+def code_in(path: Path) -> list[str]:
+    """The Python source a bundle file holds: a .py file, or a notebook's code cells."""
+    if path.suffix == ".py":
+        return [path.read_text(encoding="utf-8")]
+    if path.suffix == ".ipynb":
+        notebook = nbformat.read(path, as_version=4)
+        return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    return []
+
+
+def test_the_bundle_holds_what_a_student_needs(bundle: Path) -> None:
+    for lesson in LESSON_IDS:
+        assert (bundle / "exercises" / f"{lesson}.py").read_text() == (
+            KIT_ROOT / "exercises" / f"{lesson}.py"
+        ).read_text()
+        notebook = nbformat.read(bundle / "notebooks" / f"{lesson}.ipynb", as_version=4)
+        assert notebook.metadata["chunklab"] == {"lesson": lesson}
+        assert (bundle / "graders" / "chunklab" / "suites" / lesson / "test_visible.py").is_file()
+    assert (bundle / "pyproject.toml").is_file()
+    assert (bundle / "graders" / "chunklab" / "selfcheck.py").is_file()
+
+
+def test_the_readme_says_how_to_install_open_and_check(bundle: Path) -> None:
+    readme = (bundle / "README.md").read_text()
+    for words in ("pip install", "jupyter lab notebooks/", "self-check", "chunklab check"):
+        assert words in readme
+    assert "$" not in readme.replace("$ ", "")  # every placeholder was filled in
+
+
+def test_no_reference_solution_file_by_name_or_content(bundle: Path) -> None:
+    assert not any("solutions" in p.relative_to(bundle).parts for p in bundle_files(bundle))
+    solution_bytes = {p.read_bytes() for p in SOLUTIONS.rglob("*.py")}
+    assert solution_bytes, "the kit has no solutions to compare with"
+    leaked = [p for p in bundle_files(bundle) if p.read_bytes() in solution_bytes]
+    assert leaked == []
+
+
+def test_no_hidden_test_file(bundle: Path) -> None:
+    assert not [p for p in bundle_files(bundle) if p.name.startswith("test_hidden")]
+    hidden = {p.read_bytes() for p in SUITES.rglob("test_hidden*.py")}
+    assert not [p for p in bundle_files(bundle) if p.read_bytes() in hidden]
+
+
+def test_no_function_body_of_a_solution_anywhere_in_the_bundle(bundle: Path) -> None:
+    solution_bodies = set().union(*(body_dumps(p.read_text()) for p in SOLUTIONS.rglob("*.py")))
+    assert solution_bodies
+    for path in bundle_files(bundle):
+        for source in code_in(path):
+            try:
+                bodies = body_dumps(source)
+            except SyntaxError:
+                continue  # not Python (a notebook cell with a magic): nothing to compare
+            assert not bodies & solution_bodies, f"{path} holds code of a reference solution"
+
+
+def test_the_engine_in_the_bundle_checks_a_stub_on_its_own(bundle: Path) -> None:
+    """Run from the bundle's copy of chunklab, which has public suites only."""
+    env = {**os.environ, "PYTHONPATH": str(bundle / "graders")}
+    result = subprocess.run(
+        [sys.executable, "-c", "import chunklab, sys; print(chunklab.__file__); "
+         "from chunklab.cli import main; sys.exit(main(['check', 'char_chunk', '--json']))"],
+        cwd=bundle, env=env, capture_output=True, text=True, timeout=120,
+    )
+    first, report_line = result.stdout.splitlines()[:2]
+    assert Path(first).is_relative_to(bundle), "the kit's own chunklab was used"
+    report = json.loads(report_line)
+    assert result.returncode == 1
+    assert report["status"] == "graded" and report["score"] == 0 and report["max_score"] > 0
+
+
+def test_a_non_empty_folder_is_refused_and_left_alone(chunklab, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    result = chunklab("release", tmp_path)
+    assert result.exit_code == 2
+    assert "not empty" in result.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_a_file_is_refused(chunklab, tmp_path: Path) -> None:
+    target = tmp_path / "bundle.zip"
+    target.write_text("")
+    assert chunklab("release", target).exit_code == 2
+
+
+def test_an_earlier_release_is_replaced(chunklab, tmp_path: Path) -> None:
+    dest = tmp_path / "bundle"
+    assert chunklab("release", dest).exit_code == 0
+    (dest / "leftover.txt").write_text("from before")
+    assert chunklab("release", dest).exit_code == 0
+    assert not (dest / "leftover.txt").exists()
+    assert (dest / "README.md").is_file()
+    # No staging folder is left beside it.
+    assert [p.name for p in tmp_path.iterdir()] == ["bundle"]
+
+
+@pytest.mark.skipif(os.environ.get("CHUNKLAB_SLOW") != "1", reason="set CHUNKLAB_SLOW=1 to run")
+def test_pip_installs_the_bundle(bundle: Path, tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--target", str(target), str(bundle)], check=True, timeout=300)
+    assert (target / "chunklab" / "suites" / "pytest.ini").is_file()
+    assert (target / "chunklab" / "authoring" / "lesson_text" / "char_chunk.md").is_file()
+    assert not list(target.rglob("test_hidden*.py"))
+
+
+def test_the_body_comparison_catches_renamed_and_reformatted_copies() -> None:
+    source = (SOLUTIONS / "char_chunk.py").read_text()
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            node.name = "something_else"
+    copied = ast.unparse(tree)  # other name, comments and layout gone
+    assert body_dumps(copied) & body_dumps(source)
