@@ -24,21 +24,37 @@ from chunklab.scoring.report import GradeReport, Problem
 from chunklab.writing.check_text import check_text
 
 CALL_SECONDS = 10.0
+# Once one call has run out of time, the code likely loops; later calls get this long.
+CALL_SECONDS_AFTER_TIMEOUT = 1.0
 LOAD_SECONDS = 30.0
 
 
 class TimeLimitedBackend:
-    """Wraps a backend so that a request running past `seconds` raises `CallTimedOut`.
+    """Wraps a backend so that a request running past its limit raises `CallTimedOut`.
 
     It uses SIGALRM, so it only limits time on the main thread of a POSIX
     process (a terminal, or a Jupyter kernel); elsewhere requests run unlimited.
+    A KeyboardInterrupt that the submission's session turned into an answer is
+    raised again, so interrupting a self-check stops it.
     """
 
-    def __init__(self, backend: Backend, seconds: float) -> None:
+    def __init__(self, backend: Backend, seconds: float, after_timeout: float | None = None
+                 ) -> None:
         self.backend = backend
         self.seconds = seconds
+        self.after_timeout = seconds if after_timeout is None else after_timeout
+        self.timed_out = False
+        self.interrupted = False
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        limit = self.after_timeout if self.timed_out else self.seconds
+        answer = self.timed_request(message, limit)
+        if answer.get("raised", {}).get("type") == "KeyboardInterrupt":
+            self.interrupted = True
+            raise KeyboardInterrupt
+        return answer
+
+    def timed_request(self, message: dict[str, Any], limit: float) -> dict[str, Any]:
         if not hasattr(signal, "setitimer") or current_thread() is not main_thread():
             return self.backend.request(message)
         fired = False
@@ -46,11 +62,11 @@ class TimeLimitedBackend:
         def on_alarm(signum: int, frame: object) -> None:
             nonlocal fired
             fired = True
-            raise CallTimedOut(f"it ran for more than {self.seconds:g} seconds and was stopped")
+            raise CallTimedOut(f"it ran for more than {limit:g} seconds and was stopped")
 
         previous = signal.signal(signal.SIGALRM, on_alarm)
         # The alarm repeats, in case the student's code catches the first one and keeps going.
-        signal.setitimer(signal.ITIMER_REAL, self.seconds, 1.0)
+        signal.setitimer(signal.ITIMER_REAL, limit, 0.5)
         try:
             answer = self.backend.request(message)
         except CallTimedOut:
@@ -59,7 +75,8 @@ class TimeLimitedBackend:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
         if fired:
-            raise CallTimedOut(f"it ran for more than {self.seconds:g} seconds and was stopped")
+            self.timed_out = True
+            raise CallTimedOut(f"it ran for more than {limit:g} seconds and was stopped")
         return answer
 
 
@@ -87,8 +104,11 @@ def run_public_checks(
     The suite runs even then, so the report still knows the public checks' full marks.
     """
     began = time.monotonic()
-    proxy = SubmissionProxy(TimeLimitedBackend(backend, CALL_SECONDS))
-    tests = tuple(run_suite(lesson, proxy, visible_only=True))
+    limited = TimeLimitedBackend(backend, CALL_SECONDS, CALL_SECONDS_AFTER_TIMEOUT)
+    tests = tuple(run_suite(lesson, SubmissionProxy(limited), visible_only=True))
+    if limited.interrupted:
+        # pytest stops at an interrupt but reports what ran; a partial score would mislead.
+        raise KeyboardInterrupt
     return GradeReport(
         lesson=lesson.id,
         submission=submission,

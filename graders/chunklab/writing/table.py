@@ -29,3 +29,32 @@ def results_table(reports: Sequence[dict[str, Any]]) -> str:
 def shorten(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def validation_table(verdicts: Sequence[Any]) -> str:
+    """One table per lesson, then how sensitive each lesson's graders are."""
+    lines: list[str] = []
+    lessons = list(dict.fromkeys(v.expectation.lesson.id for v in verdicts))
+    for lesson in lessons:
+        rows = [v for v in verdicts if v.expectation.lesson.id == lesson]
+        lines.append(f"\n== {lesson} ==")
+        width = max(len(v.expectation.name) for v in rows)
+        kind_width = max(len(v.expectation.kind) for v in rows)
+        for verdict in rows:
+            case = verdict.expectation
+            mark = "ok  " if verdict.ok else "FAIL"
+            lines.append(f"{mark} {case.kind.ljust(kind_width)}  {case.name.ljust(width)}  "
+                         f"{verdict.score.rjust(7)}  {case.expected}: {verdict.detail}".rstrip())
+    lines.append("\n== grader sensitivity ==")
+    for lesson in lessons:
+        rows = [v for v in verdicts if v.expectation.lesson.id == lesson]
+        mistakes = [v for v in rows if v.expectation.kind == "mistake"]
+        alternatives = [v for v in rows if v.expectation.kind.startswith("alternative")]
+        lines.append(
+            f"{lesson}: {sum(v.ok for v in mistakes)}/{len(mistakes)} known mistakes caught, "
+            f"{sum(v.ok for v in alternatives)}/{len(alternatives)} valid alternatives "
+            "(.py and notebook) at full marks"
+        )
+    failures = sum(not v.ok for v in verdicts)
+    lines.append(f"\n{len(verdicts) - failures} checks passed, {failures} failed")
+    return "\n".join(lines).lstrip("\n") + "\n"

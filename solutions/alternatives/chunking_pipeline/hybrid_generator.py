@@ -1,4 +1,4 @@
-# Alternative: ends right after the mark when that moves forward, else after the whole whitespace run; built on a generator.
+# Alternative: ends after the mark if that moves forward, else after the whitespace run.
 """Chunks are produced lazily as Chunk records, then turned into dicts.
 
 A sentence chunk ends right after its mark when that lets the next chunk move

@@ -1,4 +1,4 @@
-# Alternative: lists every sentence end and whitespace once, then picks each cut with bisect; drops the whitespace at a word cut.
+# Alternative: finds all cut points once and picks each with bisect; drops word-cut spaces.
 """Linear in the text: one pass finds every possible cut, bisect finds each chunk's.
 
 A sentence chunk keeps one whitespace character after its mark; a chunk cut

@@ -1,4 +1,4 @@
-# Alternative: regular expressions; a sentence chunk keeps the whole whitespace run after the mark, a word cut drops it.
+# Alternative: regex; keeps the whole whitespace run after a mark, drops it at a word cut.
 """Finds cuts with re.finditer over each window.
 
 A sentence end keeps every whitespace character that follows the mark inside the

@@ -84,5 +84,5 @@ class ChunkingPipeline:
         for i in range(window_end - 2, max(start, lowest - 2) - 1, -1):
             if text[i] in SENTENCE_MARKS and text[i + 1].isspace():
                 return i + 2
-        # One long word fills the window: cutting inside it is the only way forward.
+        # No sentence end: cut at chunk_size.
         return window_end

@@ -79,8 +79,8 @@ class ChunkingPipeline:
         # A cut is usable only if the next chunk, which starts `overlap` characters
         # before it, starts after this one: the end must reach at least `lowest`.
         lowest = start + self.overlap + 1
-        # The last sentence end: a mark at i, whitespace at i + 1, both in the window.
-        # The chunk keeps that whitespace (end = i + 2), so scan i down to lowest - 2.
+        # A sentence end: a mark at i, whitespace at i + 1, both in the window.
+        # The chunk keeps that whitespace (end = i + 2).
         for i in range(max(start, lowest - 2), window_end - 1):
             if text[i] in SENTENCE_MARKS and text[i + 1].isspace():
                 return i + 2

@@ -79,7 +79,7 @@ class ChunkingPipeline:
         # A cut is usable only if the next chunk, which starts `overlap` characters
         # before it, starts after this one: the end must reach at least `lowest`.
         lowest = start + self.overlap + 1
-        # The last sentence end: a mark at i, whitespace at i + 1, both in the window.
+        # The last sentence end: ". " with both characters in the window.
         # The chunk keeps that whitespace (end = i + 2), so scan i down to lowest - 2.
         for i in range(window_end - 2, max(start, lowest - 2) - 1, -1):
             if text[i] == "." and text[i + 1] == " ":

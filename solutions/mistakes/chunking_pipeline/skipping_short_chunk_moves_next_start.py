@@ -55,12 +55,10 @@ class ChunkingPipeline:
         return [chunk for doc in docs for chunk in self.process_document(doc)]
 
     def _kept_spans(self, text: str) -> list[tuple[int, int]]:
-        # Filtering the finished spans (rather than inside the cutting loop) is what
-        # keeps every other chunk's start where the cutting put it.
         return self._spans(text)
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
-        """Every chunk's (start, end), before any is dropped."""
+        """The (start, end) of every chunk long enough to keep."""
         spans = []
         start = 0
         while start < len(text):

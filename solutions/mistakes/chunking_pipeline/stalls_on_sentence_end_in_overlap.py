@@ -79,7 +79,7 @@ class ChunkingPipeline:
         # before it, starts after this one: the end must reach at least `lowest`.
         lowest = start + self.overlap + 1
         # The last sentence end: a mark at i, whitespace at i + 1, both in the window.
-        # The chunk keeps that whitespace (end = i + 2), so scan i down to lowest - 2.
+        # The chunk keeps that whitespace (end = i + 2).
         for i in range(window_end - 2, start - 1, -1):
             if text[i] in SENTENCE_MARKS and text[i + 1].isspace():
                 return i + 2

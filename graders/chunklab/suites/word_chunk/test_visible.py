@@ -27,7 +27,9 @@ def test_stop_once_a_chunk_holds_the_last_word(submission):
     expect_result(submission.solve, ("a b c d e", 3, 1), ["a b c", "c d e"])
 
 
-@pytest.mark.rule("The last chunk holds the words that are left, so it may have fewer than size.")
+@pytest.mark.rule(
+    "The last chunk holds the words that are left, so it may have fewer than size words."
+)
 @pytest.mark.points(1)
 def test_last_chunk_holds_the_words_that_are_left(submission):
     expect_result(submission.solve, ("a b c d e", 2, 0), ["a b", "c d", "e"])

@@ -1,0 +1,106 @@
+"""Proves the graders: what each kit file must score, and whether it did.
+
+The reference gets full marks, the stub zero (graded, not crashed), every
+known mistake loses points, every valid alternative gets full marks as a
+`.py` file and as a notebook, and every lesson notebook runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chunklab.kit import Kit
+from chunklab.lessons import Lesson
+
+FULL, ZERO, LOSES_POINTS = "full marks", "zero", "loses points"
+
+
+@dataclass(frozen=True)
+class Expectation:
+    lesson: Lesson
+    kind: str  # reference, stub, mistake, alternative
+    path: Path
+    expected: str
+    description: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+@dataclass(frozen=True)
+class Verdict:
+    expectation: Expectation
+    ok: bool
+    score: str
+    detail: str
+
+
+def description_of(path: Path) -> str:
+    """The first line of a mistake or alternative: `# Mistake: what it gets wrong`."""
+    first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    return first.split(":", 1)[1].strip() if first.startswith("#") and ":" in first else ""
+
+
+def expectations(kit: Kit, lesson: Lesson) -> list[Expectation]:
+    found = [
+        Expectation(lesson, "reference", kit.solution(lesson), FULL),
+        Expectation(lesson, "stub", kit.exercise(lesson), ZERO),
+    ]
+    found += [Expectation(lesson, "mistake", path, LOSES_POINTS, description_of(path))
+              for path in sorted(kit.mistakes(lesson).glob("*.py"))]
+    found += [Expectation(lesson, "alternative", path, FULL, description_of(path))
+              for path in sorted(kit.alternatives(lesson).glob("*.py"))]
+    return found
+
+
+def as_notebook(expectation: Expectation, folder: Path) -> Expectation:
+    """The same code handed in as the lesson notebook, its exercise cell filled in."""
+    from chunklab.authoring.submission_notebook import write_submission_notebook
+
+    path = folder / expectation.lesson.id / f"{expectation.path.stem}.ipynb"
+    write_submission_notebook(expectation.lesson.id, expectation.path.read_text(), path)
+    return Expectation(expectation.lesson, f"{expectation.kind} notebook", path,
+                       expectation.expected, expectation.description)
+
+
+def judge(expectation: Expectation, report: dict[str, Any]) -> Verdict:
+    score = f"{report['score']:g}/{report['max_score']:g}"
+    if report["status"] != "graded":
+        return Verdict(expectation, False, score,
+                       f"not graded: {report['errors'][0]['message'] if report['errors'] else '?'}")
+    full = report["score"] == report["max_score"] > 0
+    broken = [t for t in report["tests"] if t["outcome"] != "passed"]
+    if expectation.expected == FULL:
+        detail = "" if full else "failed: " + "; ".join(t["rule"] for t in broken[:3])
+        return Verdict(expectation, full, score, detail)
+    if expectation.expected == ZERO:
+        crashed = [t for t in report["tests"] if t["outcome"] != "failed"]
+        ok = report["score"] == 0 and not crashed
+        detail = "" if ok else f"{len(crashed)} test(s) did not fail cleanly"
+        return Verdict(expectation, ok, score, detail)
+    caught = sorted({t["rule"] for t in broken})
+    detail = (f"{expectation.description} | caught by: " + "; ".join(caught)) if caught else (
+        f"{expectation.description} | NOT CAUGHT: it gets full marks")
+    return Verdict(expectation, not full, score, detail)
+
+
+def notebook_problem(path: Path, timeout: float = 120) -> str:
+    """Run a notebook on a real Jupyter kernel; what went wrong, or "" when it ran."""
+    try:
+        import nbclient
+        import nbformat
+    except ImportError:
+        return "nbclient is not installed (pip install -e '.[test]')"
+    notebook = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=timeout, kernel_name="python3",
+                                     resources={"metadata": {"path": str(path.parent)}})
+    try:
+        client.execute()
+    except nbclient.exceptions.CellExecutionError as error:
+        return f"a cell failed: {str(error).strip().splitlines()[-1]}"
+    except Exception as error:  # no kernel installed, kernel died
+        return f"the notebook could not run: {type(error).__name__}: {error}"
+    return ""

@@ -1,0 +1,102 @@
+"""The chunking_pipeline grader suite itself: markers, rule texts, feedback, repeatability.
+
+A validation run already proves the reference gets full marks, the stub zero and every
+known mistake less; these tests cover what it does not look at.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from chunklab.kit import find_kit
+from chunklab.lessons import get_lesson
+from chunklab.running.in_process import InProcessBackend
+from chunklab.running.pytest_run import run_suite
+from chunklab.running.submission_proxy import SubmissionProxy
+from chunklab.scoring.report import TestOutcome
+
+LESSON = get_lesson("chunking_pipeline")
+KIT = find_kit(Path(__file__).parent)
+
+
+def grade_source(source: str, label: str = "submission.py") -> list[TestOutcome]:
+    backend = InProcessBackend()
+    loaded = backend.request(
+        {"op": "load", "cells": [{"index": 0, "label": label, "source": source}]}
+    )
+    assert loaded["problems"] == []
+    return run_suite(LESSON, SubmissionProxy(backend))
+
+
+def grade_file(path: Path) -> list[TestOutcome]:
+    return grade_source(path.read_text(), str(path))
+
+
+def by_name(outcomes: list[TestOutcome]) -> dict[str, TestOutcome]:
+    return {outcome.name: outcome for outcome in outcomes}
+
+
+@pytest.fixture(scope="module")
+def reference_outcomes() -> list[TestOutcome]:
+    return grade_file(KIT.solution(LESSON))
+
+
+def test_every_test_has_a_rule_whole_points_and_the_visibility_of_its_file(reference_outcomes):
+    assert reference_outcomes
+    for outcome in reference_outcomes:
+        file_name = outcome.name.split("::")[0]
+        assert file_name in ("test_visible.py", "test_hidden.py"), outcome.name
+        assert outcome.visibility == file_name[len("test_"):-len(".py")], outcome.name
+        assert outcome.rule.strip() and outcome.rule.endswith("."), outcome.name
+        assert outcome.max_score >= 1 and outcome.max_score == int(outcome.max_score)
+        assert outcome.outcome == "passed", (outcome.name, outcome.feedback)
+    assert 25 <= sum(outcome.max_score for outcome in reference_outcomes) <= 35
+
+
+def test_rule_texts_are_unique(reference_outcomes):
+    rules = [outcome.rule for outcome in reference_outcomes]
+    assert len(set(rules)) == len(rules)
+
+
+def test_feedback_names_input_expected_and_got():
+    outcomes = by_name(grade_file(KIT.mistakes(LESSON) / "metadata_none_passed_through.py"))
+    failed = outcomes["test_hidden.py::test_metadata_carried"]
+    assert failed.outcome == "failed"
+    assert failed.feedback == (
+        "Input: ChunkingPipeline(chunk_size=40, overlap=5, min_chunk_size=0).process_document("
+        "{'id': 'n', 'title': 'T', 'body': 'The cat sat on the mat ... birds were gone. Was the "
+        "cat sad? No. It slept at last.'})\n"
+        "Expected: chunk 0's metadata to be {}\n"
+        "Got: None"
+    )
+
+
+def test_a_returned_tuple_fails_the_type_check_with_feedback():
+    reference = KIT.solution(LESSON).read_text()
+    source = reference + (
+        "\n\nclass ChunkingPipeline(ChunkingPipeline):\n"
+        "    def chunk_text(self, text):\n"
+        "        return tuple(super().chunk_text(text))\n"
+    )
+    outcomes = by_name(grade_source(source))
+    failed = outcomes["test_visible.py::test_hard_cut_without_whitespace"]
+    assert failed.outcome == "failed"
+    assert failed.feedback.startswith(
+        "Input: ChunkingPipeline(chunk_size=30, overlap=5, min_chunk_size=0).chunk_text("
+    )
+    assert "\nExpected: a list of str\nGot: <a tuple: ('abcdefghijklmnopqrstuvwxyzabcd', " in (
+        failed.feedback
+    )
+    # process_document does not go through chunk_text here, so it still passes.
+    assert outcomes["test_visible.py::test_document_chunk_fields"].outcome == "passed"
+
+
+def test_grading_twice_gives_the_same_outcomes():
+    # A mistake that fails a property test: the random examples must be the same each run.
+    path = KIT.mistakes(LESSON) / "only_period_and_space.py"
+    first, second = grade_file(path), grade_file(path)
+    assert first == second
+    assert by_name(first)["test_hidden.py::test_random_texts_follow_cutting_rules"].outcome == (
+        "failed"
+    )
