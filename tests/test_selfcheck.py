@@ -151,7 +151,7 @@ class SlowBackend:
 
 def test_a_call_past_the_limit_times_out() -> None:
     began = time.monotonic()
-    with pytest.raises(CallTimedOut, match="more than 0.2 seconds"):
+    with pytest.raises(CallTimedOut, match="more than 0.2 seconds and was stopped"):
         TimeLimitedBackend(SlowBackend(30), 0.2).request({"op": "call"})
     assert time.monotonic() - began < 5
 
@@ -248,3 +248,19 @@ def test_check_of_a_file_that_never_finishes_loading(chunklab, tmp_path: Path,
     result = chunklab("check", "char_chunk", path)
     assert result.exit_code == 1
     assert "never finished" in result.stdout
+
+
+def test_after_one_timeout_later_calls_get_the_shorter_limit() -> None:
+    backend = TimeLimitedBackend(SlowBackend(30), 0.3, after_timeout=0.1)
+    with pytest.raises(CallTimedOut, match="0.3 seconds"):
+        backend.request({"op": "call"})
+    with pytest.raises(CallTimedOut, match="0.1 seconds"):
+        backend.request({"op": "call"})
+
+
+def test_an_interrupt_stops_the_self_check_instead_of_failing_one_check() -> None:
+    def chunk(text, size, overlap):
+        raise KeyboardInterrupt  # what pressing "interrupt" in Jupyter does mid-call
+
+    with pytest.raises(KeyboardInterrupt):
+        check_namespace("char_chunk", {"chunk": chunk})

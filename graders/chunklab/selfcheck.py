@@ -62,7 +62,7 @@ class TimeLimitedBackend:
         def on_alarm(signum: int, frame: object) -> None:
             nonlocal fired
             fired = True
-            raise CallTimedOut(f"it ran for more than {limit:g} seconds and was stopped")
+            raise CallTimedOut(too_long(limit))
 
         previous = signal.signal(signal.SIGALRM, on_alarm)
         # The alarm repeats, in case the student's code catches the first one and keeps going.
@@ -76,8 +76,13 @@ class TimeLimitedBackend:
             signal.signal(signal.SIGALRM, previous)
         if fired:
             self.timed_out = True
-            raise CallTimedOut(f"it ran for more than {limit:g} seconds and was stopped")
+            raise CallTimedOut(too_long(limit))
         return answer
+
+
+def too_long(limit: float) -> str:
+    unit = "second" if limit == 1 else "seconds"
+    return f"It ran for more than {limit:g} {unit} and was stopped: look for a loop that never ends."
 
 
 def missing_definition(

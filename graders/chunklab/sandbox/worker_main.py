@@ -10,6 +10,7 @@ import builtins
 import json
 import math
 import os
+import re
 import sys
 import traceback
 
@@ -26,6 +27,8 @@ def safe_repr(value):
         text = f"<{type(value).__name__} whose repr() raised {type(exc).__name__}>"
     if not isinstance(text, str):
         text = f"<{type(value).__name__}>"
+    # Memory addresses differ between runs; feedback must not.
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", text)
     return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
 
 

@@ -112,13 +112,17 @@ def type_note(actual: Any, expected: Any) -> str:
     return f" (a {actual_type}, not a {type(expected).__name__})"
 
 
-def property_settings(max_examples: int = 25):  # -> hypothesis.settings
-    """Hypothesis settings for grader property tests: seeded, bounded, no database.
+def property_settings(max_examples: int = 4):  # -> hypothesis.settings
+    """Hypothesis settings for grader property tests: seeded, bounded, quiet.
 
     A grading run must give the same score every time and stay fast, so the
-    examples are derived from the test itself (derandomize) and few.
+    examples are derived from the test itself (derandomize) and few; property
+    tests draw a list of cases per example, so few examples still try many
+    inputs. One failure is reported, never a group, so feedback names a single
+    input; the "explain" phase, which would call the submission many more
+    times for notes no student sees, is left out.
     """
-    from hypothesis import HealthCheck, settings
+    from hypothesis import HealthCheck, Phase, settings
 
     return settings(
         max_examples=max_examples,
@@ -126,5 +130,7 @@ def property_settings(max_examples: int = 25):  # -> hypothesis.settings
         deadline=None,
         database=None,
         print_blob=False,
+        report_multiple_bugs=False,
+        phases=[phase for phase in Phase if phase is not Phase.explain],
         suppress_health_check=list(HealthCheck),
     )

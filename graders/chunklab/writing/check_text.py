@@ -41,8 +41,6 @@ def indented(text: str, prefix: str = "  ") -> str:
 def broken_rule_text(rule: str, failures: list[TestOutcome]) -> str:
     first = failures[0]
     lines = [f"Broken rule: {rule}"]
-    if first.outcome == "timeout":
-        lines.append("  (it ran too long: look for a loop that never ends)")
     lines.append(indented(first.feedback or f"{first.name} did not pass."))
     if len(failures) > 1:
         lines.append(f"  ({len(failures) - 1} more failing check(s) for this rule)")

@@ -34,8 +34,8 @@ PROPERTY = settings(
 
 
 @pytest.mark.rule(
-    "Settings at the edge of what is allowed work: overlap = chunk_size - 1, overlap = 0 and "
-    "min_chunk_size = 0."
+    "Settings just inside the limits are accepted and work: chunk_size 1, overlap 0, overlap "
+    "chunk_size - 1, min_chunk_size 0."
 )
 @pytest.mark.points(1)
 def test_edge_settings_accepted(submission):

@@ -320,8 +320,8 @@ def test_no_chunk_longer_than_chunk_size(submission):
 
 
 @pytest.mark.rule(
-    "A chunk ends at the last sentence end in its window: a ., ! or ? followed by whitespace, "
-    "both inside the window."
+    "A chunk ends at the last sentence end in its window (a ., ! or ? followed by whitespace, "
+    "both inside the window), right after the mark or after that whitespace."
 )
 @pytest.mark.points(2)
 def test_ends_at_last_sentence_end(submission):
@@ -331,8 +331,8 @@ def test_ends_at_last_sentence_end(submission):
 
 
 @pytest.mark.rule(
-    "With no sentence end in its window, a chunk ends at the last whitespace in it, so no word "
-    "is cut."
+    "With no sentence end in its window, a chunk ends at the last whitespace in it (keeping that "
+    "whitespace or not), so no word is cut."
 )
 @pytest.mark.points(2)
 def test_ends_at_last_whitespace(submission):
