@@ -33,8 +33,9 @@ def kit_root() -> Path:
 
 
 @pytest.fixture
-def chunklab(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-             ) -> Callable[..., CommandResult]:
+def chunklab(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., CommandResult]:
     """Run `chunklab ARGS...` in this process, from the kit's folder."""
     monkeypatch.chdir(KIT_ROOT)
 

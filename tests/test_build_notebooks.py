@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
+import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -18,8 +21,14 @@ from chunklab.running.plugin import GradingPlugin
 from chunklab.running.pytest_run import pytest_arguments
 from tests.conftest import KIT_ROOT, LESSON_IDS
 
-SECTIONS = ("## The idea", "## Words to know", "## How it works", "## A worked example",
-            "## The rules", "## Your turn")
+SECTIONS = (
+    "## The idea",
+    "## Words to know",
+    "## How it works",
+    "## A worked example",
+    "## The rules",
+    "## Your turn",
+)
 
 
 def cell_view(notebook: nbformat.NotebookNode) -> list[tuple[str, str, str, dict]]:
@@ -37,7 +46,9 @@ def test_committed_notebook_is_what_its_sources_build(lesson_id: str) -> None:
     fresh = build_notebook(get_lesson(lesson_id))
     advice = f"{path.name} is out of date: run python -m chunklab.authoring.build_notebooks"
     assert committed.metadata == fresh.metadata, advice
-    assert cell_view(committed) == cell_view(fresh), advice
+    old, new = cell_view(committed), cell_view(fresh)
+    differ = [n[1] for o, n in zip(old, new, strict=False) if o != n]
+    assert not differ and len(old) == len(new), f"{advice} (cells that differ: {differ})"
     for cell in committed.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, "commit without outputs"
@@ -46,6 +57,20 @@ def test_committed_notebook_is_what_its_sources_build(lesson_id: str) -> None:
 def test_check_mode_reports_up_to_date_notebooks() -> None:
     with contextlib.redirect_stdout(io.StringIO()) as out:
         assert main(["--check"]) == 0, out.getvalue()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ruff") is None, reason="ruff is not installed")
+def test_notebooks_are_left_alone_by_the_linter_and_formatter() -> None:
+    """So formatting the repository never makes a committed notebook out of date."""
+    for command in (["format", "--check"], ["check"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, "notebooks"],
+            cwd=KIT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("lesson_id", LESSON_IDS)
@@ -75,8 +100,9 @@ def test_reading_the_suites_finds_the_rules_pytest_collects(lesson_id: str) -> N
     lesson = get_lesson(lesson_id)
     collector = RuleCollector()
     with contextlib.redirect_stdout(io.StringIO()):
-        pytest.main(pytest_arguments(lesson, "--collect-only"),
-                    plugins=[collector, GradingPlugin()])
+        pytest.main(
+            pytest_arguments(lesson, "--collect-only"), plugins=[collector, GradingPlugin()]
+        )
     assert collector.rules == {rule.text for rule in suite_rules(lesson)}
 
 
@@ -88,8 +114,10 @@ def test_notebook_parts_come_in_the_lesson_order(lesson_id: str) -> None:
     def first(predicate) -> int:
         return next(i for i, cell in enumerate(cells) if predicate(cell))
 
-    places = [first(lambda c, h=heading: c.cell_type == "markdown" and h in c.source)
-              for heading in SECTIONS]
+    places = [
+        first(lambda c, h=heading: c.cell_type == "markdown" and h in c.source)
+        for heading in SECTIONS
+    ]
     exercise = first(lambda c: EXERCISE_CELL_TAG in tags(c))
     self_check = first(lambda c: "self_check(" in c.source)
     hints = [i for i, c in enumerate(cells) if c.source.startswith("<details>")]
@@ -129,13 +157,13 @@ def test_exercise_source_drops_what_only_a_file_needs() -> None:
     )
     assert exercise_source(stub) == (
         "# The lesson.\n#\n# Write it.\n\n\nimport re\n\n\n"
-        "def chunk(text):\n    raise NotImplementedError\n"
+        "def chunk(text):\n    raise NotImplementedError"
     )
 
 
 def test_exercise_source_keeps_a_plain_stub_as_it_is() -> None:
     stub = "def solve(text, size, overlap):\n    raise NotImplementedError\n"
-    assert exercise_source(stub) == stub
+    assert exercise_source(stub) == stub.rstrip("\n")
 
 
 def test_submission_notebook_changes_only_the_exercise_cell(tmp_path) -> None:
@@ -146,6 +174,6 @@ def test_submission_notebook_changes_only_the_exercise_cell(tmp_path) -> None:
     written = cell_view(nbformat.read(path, as_version=4))
     changed = [i for i, (a, b) in enumerate(zip(built, written, strict=True)) if a != b]
     assert len(changed) == 1
-    assert written[changed[0]][2] == code + "\n"
+    assert written[changed[0]][2] == code
     assert EXERCISE_CELL_TAG in written[changed[0]][3]["tags"]
     assert submission_notebook(lesson.id, code).metadata["chunklab"] == {"lesson": lesson.id}

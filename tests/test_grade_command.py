@@ -130,8 +130,10 @@ def test_resume_skips_what_was_graded(chunklab, tmp_path, kit_root):
     out = tmp_path / "out"
     first = chunklab("grade", "--out", out, folder)
     # Mark the stored report of `a`: a resumed run must reuse it rather than grade again.
-    stored = out / "submissions" / next(
-        p.name for p in (out / "submissions").iterdir() if "a_char_chunk" in p.name
+    stored = (
+        out
+        / "submissions"
+        / next(p.name for p in (out / "submissions").iterdir() if "a_char_chunk" in p.name)
     )
     report = json.loads(stored.read_text())
     report["duration_s"] = 123.0

@@ -63,8 +63,9 @@ def test_lesson_text_becomes_parts_in_order() -> None:
         Markdown("# Title\n\nSome prose."),
         Markdown("## Next"),
         KitCode('print("demo")'),
-        Rules((RuleGroup("Bad settings", ("valueerror", "invalid")),
-               RuleGroup("Everything else", ()))),
+        Rules(
+            (RuleGroup("Bad settings", ("valueerror", "invalid")), RuleGroup("Everything else", ()))
+        ),
         Exercise(),
         SelfCheck(),
         Markdown("## Hints"),
@@ -85,11 +86,17 @@ def test_a_bad_group_line_is_named() -> None:
         parse_lesson_text("<!-- rules\nno colon here\n-->\n", "x.md")
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("<!-- exercise -->\n<!-- self-check -->\n### h\nx", "one Rules marker"),
-    ("<!-- rules -->\n<!-- self-check -->\n<!-- exercise -->\n<!-- hints -->\n### h\nx", "order"),
-    ("<!-- rules -->\n<!-- exercise -->\n<!-- self-check -->\n", "no hints"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("<!-- exercise -->\n<!-- self-check -->\n### h\nx", "one Rules marker"),
+        (
+            "<!-- rules -->\n<!-- self-check -->\n<!-- exercise -->\n<!-- hints -->\n### h\nx",
+            "order",
+        ),
+        ("<!-- rules -->\n<!-- exercise -->\n<!-- self-check -->\n", "no hints"),
+    ],
+)
 def test_missing_or_misplaced_markers_are_refused(text: str, problem: str) -> None:
     with pytest.raises(KitLayoutError, match=problem):
         check_parts(parse_lesson_text(text, "x.md"), "x.md")
@@ -102,7 +109,7 @@ def test_every_lesson_text_is_complete(lesson_id: str) -> None:
     assert sum(isinstance(p, Hint) for p in parts) >= 3
 
 
-SUITE = '''\
+SUITE = """\
 import pytest
 
 pytestmark = [pytest.mark.visibility("hidden")]
@@ -132,7 +139,7 @@ class TestGroup:
 ])
 def test_d(submission, x):
     pass
-'''
+"""
 
 
 def test_rules_are_read_with_the_visibility_that_applies(tmp_path: Path) -> None:
@@ -157,11 +164,16 @@ def test_a_rule_that_is_not_a_plain_string_is_refused(tmp_path: Path) -> None:
 
 
 def test_rules_go_to_the_first_group_that_takes_them() -> None:
-    rules = [SuiteRule("size 0 raises ValueError.", True), SuiteRule("Stop at the end.", False),
-             SuiteRule("Odd one.", False)]
+    rules = [
+        SuiteRule("size 0 raises ValueError.", True),
+        SuiteRule("Stop at the end.", False),
+        SuiteRule("Odd one.", False),
+    ]
     groups = (RuleGroup("Settings", ("valueerror",)), RuleGroup("Cutting", ("stop",)))
     assert grouped(rules, groups) == [
-        ("Settings", [rules[0]]), ("Cutting", [rules[1]]), (LEFTOVER_TITLE, [rules[2]])
+        ("Settings", [rules[0]]),
+        ("Cutting", [rules[1]]),
+        (LEFTOVER_TITLE, [rules[2]]),
     ]
 
 

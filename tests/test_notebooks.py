@@ -38,8 +38,9 @@ class Executed:
         return next(cell for cell in self.notebook.cells if cell.get("id") == cell_id)
 
     def text_of(self, cell_id: str) -> str:
-        return "".join(o.get("text", "") for o in self.cell(cell_id).outputs
-                       if o.output_type == "stream")
+        return "".join(
+            o.get("text", "") for o in self.cell(cell_id).outputs if o.output_type == "stream"
+        )
 
     def self_check_score(self) -> tuple[float, float]:
         match = SCORE_LINE.search(self.text_of("self-check"))
@@ -48,9 +49,13 @@ class Executed:
         return float(match.group(2)), float(match.group(3))
 
     def errors(self) -> list[str]:
-        return [f"{cell.get('id')}: {o.ename}: {o.evalue}"
-                for cell in self.notebook.cells if cell.cell_type == "code"
-                for o in cell.outputs if o.output_type == "error"]
+        return [
+            f"{cell.get('id')}: {o.ename}: {o.evalue}"
+            for cell in self.notebook.cells
+            if cell.cell_type == "code"
+            for o in cell.outputs
+            if o.output_type == "error"
+        ]
 
 
 def runs_this_python(argv: list[str]) -> bool:
@@ -72,19 +77,26 @@ def kernel_name(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data_dir = tmp_path_factory.mktemp("jupyter")
     spec_dir = data_dir / "kernels" / "chunklab-test"
     spec_dir.mkdir(parents=True)
-    (spec_dir / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "chunklab tests", "language": "python",
-    }))
+    (spec_dir / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "chunklab tests",
+                "language": "python",
+            }
+        )
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("JUPYTER_PATH", str(data_dir))
         yield "chunklab-test"
 
 
-def execute(notebook: NotebookNode, kernel: str, folder: Path, lesson: str, name: str
-            ) -> Executed:
+def execute(notebook: NotebookNode, kernel: str, folder: Path, lesson: str, name: str) -> Executed:
     client = nbclient.NotebookClient(
-        notebook, timeout=KERNEL_TIMEOUT_S, kernel_name=kernel, allow_errors=True,
+        notebook,
+        timeout=KERNEL_TIMEOUT_S,
+        kernel_name=kernel,
+        allow_errors=True,
         resources={"metadata": {"path": str(folder)}},
     )
     client.execute()
@@ -94,21 +106,29 @@ def execute(notebook: NotebookNode, kernel: str, folder: Path, lesson: str, name
 
 
 @pytest.fixture(scope="module", params=LESSON_IDS)
-def stub_run(request: pytest.FixtureRequest, kernel_name: str,
-             tmp_path_factory: pytest.TempPathFactory) -> Executed:
+def stub_run(
+    request: pytest.FixtureRequest, kernel_name: str, tmp_path_factory: pytest.TempPathFactory
+) -> Executed:
     lesson = request.param
     notebook = nbformat.read(KIT_ROOT / "notebooks" / f"{lesson}.ipynb", as_version=4)
-    return execute(notebook, kernel_name, tmp_path_factory.mktemp(lesson), lesson,
-                   f"{lesson}.ipynb")
+    return execute(
+        notebook, kernel_name, tmp_path_factory.mktemp(lesson), lesson, f"{lesson}.ipynb"
+    )
 
 
 @pytest.fixture(scope="module", params=LESSON_IDS)
-def solution_run(request: pytest.FixtureRequest, kernel_name: str,
-                 tmp_path_factory: pytest.TempPathFactory) -> Executed:
+def solution_run(
+    request: pytest.FixtureRequest, kernel_name: str, tmp_path_factory: pytest.TempPathFactory
+) -> Executed:
     lesson = request.param
     code = (KIT_ROOT / "solutions" / f"{lesson}.py").read_text(encoding="utf-8")
-    return execute(submission_notebook(lesson, code), kernel_name,
-                   tmp_path_factory.mktemp(lesson), lesson, f"{lesson}_solution.ipynb")
+    return execute(
+        submission_notebook(lesson, code),
+        kernel_name,
+        tmp_path_factory.mktemp(lesson),
+        lesson,
+        f"{lesson}_solution.ipynb",
+    )
 
 
 def test_stub_notebook_runs_without_an_error_and_scores_zero(stub_run: Executed) -> None:
@@ -132,18 +152,13 @@ def test_solution_notebook_gets_full_marks_in_its_self_check(solution_run: Execu
 
 def test_solution_notebook_draws_the_students_chunks(solution_run: Executed) -> None:
     try_cell = solution_run.cell("kit-3")
-    assert any(o.output_type == "display_data" and "text/html" in o.data
-               for o in try_cell.outputs)
+    assert any(o.output_type == "display_data" and "text/html" in o.data for o in try_cell.outputs)
 
 
 def test_an_endless_loop_fails_the_self_check_instead_of_hanging(
     kernel_name: str, tmp_path: Path
 ) -> None:
-    code = (
-        "def chunk(text, size, overlap):\n"
-        "    while True:\n"
-        "        pass\n"
-    )
+    code = "def chunk(text, size, overlap):\n    while True:\n        pass\n"
     notebook = submission_notebook("char_chunk", code)
     # Shorter limits than a student gets, set in the kernel before the self-check runs.
     limits = nbformat.v4.new_code_cell(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from chunklab.kit import find_kit
 from chunklab.lessons import get_lesson
 from chunklab.running.in_process import InProcessBackend
@@ -47,7 +48,7 @@ def test_every_test_has_a_rule_whole_points_and_the_visibility_of_its_file(refer
     for outcome in reference_outcomes:
         file_name = outcome.name.split("::")[0]
         assert file_name in ("test_visible.py", "test_hidden.py"), outcome.name
-        assert outcome.visibility == file_name[len("test_"):-len(".py")], outcome.name
+        assert outcome.visibility == file_name[len("test_") : -len(".py")], outcome.name
         assert outcome.rule.strip() and outcome.rule.endswith("."), outcome.name
         assert outcome.max_score >= 1 and outcome.max_score == int(outcome.max_score)
         assert outcome.outcome == "passed", (outcome.name, outcome.feedback)

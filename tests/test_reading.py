@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.authoring.submission_notebook import submission_notebook
 from chunklab.authoring.build_notebooks import notebook_text
+from chunklab.authoring.submission_notebook import submission_notebook
 from chunklab.errors import (
     BrokenNotebookError,
     LessonNotFoundError,
@@ -114,8 +114,9 @@ def test_student_folders_and_sorted_order(tmp_path):
 def test_a_saved_notebook_grades_like_a_fresh_one(chunklab, tmp_path):
     fresh = notebook_file(tmp_path, "word_chunk.ipynb")
     saved = as_saved_by_jupyter(fresh)
-    buggy = notebook_file(tmp_path, "buggy_word_chunk.ipynb",
-                          REFERENCE.replace("text.split()", "text.split(' ')"))
+    buggy = notebook_file(
+        tmp_path, "buggy_word_chunk.ipynb", REFERENCE.replace("text.split()", "text.split(' ')")
+    )
     reports = chunklab("grade", fresh, as_saved_by_jupyter(buggy), saved).reports
     assert reports[0]["score"] == reports[0]["max_score"] > 0
     assert reports[2]["tests"] == reports[0]["tests"]
@@ -123,15 +124,30 @@ def test_a_saved_notebook_grades_like_a_fresh_one(chunklab, tmp_path):
 
 
 def test_a_failing_cell_is_a_warning_and_the_rest_counts(chunklab, tmp_path):
-    path = notebook_file(tmp_path, "word_chunk.ipynb",
-                         "print(undefined_name)\n" + REFERENCE)
+    path = notebook_file(tmp_path, "word_chunk.ipynb", "print(undefined_name)\n" + REFERENCE)
     data = json.loads(path.read_text())
     code_cells = [c for c in data["cells"] if "chunklab-exercise" in c["metadata"].get("tags", [])]
     code_cells[0]["source"] = REFERENCE
-    data["cells"].append({"cell_type": "code", "execution_count": None, "id": "oops",
-                          "metadata": {}, "outputs": [], "source": "1 / 0\n"})
-    data["cells"].append({"cell_type": "code", "execution_count": None, "id": "typo",
-                          "metadata": {}, "outputs": [], "source": "def broken(:\n"})
+    data["cells"].append(
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": "oops",
+            "metadata": {},
+            "outputs": [],
+            "source": "1 / 0\n",
+        }
+    )
+    data["cells"].append(
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": "typo",
+            "metadata": {},
+            "outputs": [],
+            "source": "def broken(:\n",
+        }
+    )
     path.write_text(json.dumps(data))
     [report] = chunklab("grade", path).reports
     assert report["status"] == "graded"

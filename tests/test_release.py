@@ -103,9 +103,17 @@ def test_the_engine_in_the_bundle_checks_a_stub_on_its_own(bundle: Path) -> None
     """Run from the bundle's copy of chunklab, which has public suites only."""
     env = {**os.environ, "PYTHONPATH": str(bundle / "graders")}
     result = subprocess.run(
-        [sys.executable, "-c", "import chunklab, sys; print(chunklab.__file__); "
-         "from chunklab.cli import main; sys.exit(main(['check', 'char_chunk', '--json']))"],
-        cwd=bundle, env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-c",
+            "import chunklab, sys; print(chunklab.__file__); "
+            "from chunklab.cli import main; sys.exit(main(['check', 'char_chunk', '--json']))",
+        ],
+        cwd=bundle,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     first, report_line = result.stdout.splitlines()[:2]
     assert Path(first).is_relative_to(bundle), "the kit's own chunklab was used"
@@ -142,8 +150,21 @@ def test_an_earlier_release_is_replaced(chunklab, tmp_path: Path) -> None:
 @pytest.mark.skipif(os.environ.get("CHUNKLAB_SLOW") != "1", reason="set CHUNKLAB_SLOW=1 to run")
 def test_pip_installs_the_bundle(bundle: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                    "--target", str(target), str(bundle)], check=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(bundle),
+        ],
+        check=True,
+        timeout=300,
+    )
     assert (target / "chunklab" / "suites" / "pytest.ini").is_file()
     assert (target / "chunklab" / "authoring" / "lesson_text" / "char_chunk.md").is_file()
     assert not list(target.rglob("test_hidden*.py"))

@@ -9,9 +9,15 @@ def test_the_sample_class_grades_as_described(chunklab):
     result = chunklab("grade", "samples/")
     assert result.exit_code == 0
     reports = {Path(r["submission"]).name: r for r in result.reports}
-    assert list(reports) == ["alice", "bob_char_chunk.py", "carol_word_chunk.ipynb",
-                             "dave_word_chunk.ipynb", "erin_chunking_pipeline.py",
-                             "frank_chunking_pipeline.py", "grace.ipynb"]
+    assert list(reports) == [
+        "alice",
+        "bob_char_chunk.py",
+        "carol_word_chunk.ipynb",
+        "dave_word_chunk.ipynb",
+        "erin_chunking_pipeline.py",
+        "frank_chunking_pipeline.py",
+        "grace.ipynb",
+    ]
     full = {name for name, r in reports.items() if r["score"] == r["max_score"]}
     assert full == {"alice", "carol_word_chunk.ipynb", "grace.ipynb"}
     for name in ("bob_char_chunk.py", "dave_word_chunk.ipynb", "erin_chunking_pipeline.py"):

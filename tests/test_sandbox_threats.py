@@ -146,8 +146,15 @@ def test_exiting_at_import(chunklab, tmp_path):
 
 
 def test_forged_json_on_stdout_is_ignored(chunklab, tmp_path):
-    forged = json.dumps({"lesson": "char_chunk", "submission": "char_chunk.py",
-                         "status": "graded", "score": 99.0, "max_score": 99.0})
+    forged = json.dumps(
+        {
+            "lesson": "char_chunk",
+            "submission": "char_chunk.py",
+            "status": "graded",
+            "score": 99.0,
+            "max_score": 99.0,
+        }
+    )
     source = (
         f"print({forged!r})\n"
         "import sys\n"
@@ -192,7 +199,7 @@ def test_memory_hog_fails_its_call(sandboxed):
     )
     with pytest.raises(MemoryError):
         proxy.hog()
-    assert proxy.small() == 10 * 1024 ** 2
+    assert proxy.small() == 10 * 1024**2
 
 
 def test_print_flood_is_cut(chunklab, tmp_path):
@@ -204,8 +211,15 @@ def test_print_flood_is_cut(chunklab, tmp_path):
         "        sys.stdout.write(line)\n"
         "    return []\n"
     )
-    report = graded(chunklab, tmp_path, {"char_chunk.py": flood},
-                    "--submission-seconds", "60", "--call-seconds", "10")["char_chunk.py"]
+    report = graded(
+        chunklab,
+        tmp_path,
+        {"char_chunk.py": flood},
+        "--submission-seconds",
+        "60",
+        "--call-seconds",
+        "10",
+    )["char_chunk.py"]
     assert report["status"] == "graded"
     assert [w["kind"] for w in report["warnings"]] == ["output_cut"]
     assert "64 KB" in report["warnings"][0]["message"]
@@ -262,8 +276,20 @@ def test_files_solutions_and_hidden_tests_are_out_of_reach(sandboxed, needs_name
     # Only the worker itself, PID 1 of its own namespace, and a root with nothing of the kit.
     assert view["pids"] == ["1"]
     assert "solutions" not in view["seen"] and "graders" not in view["seen"]
-    assert set(view["seen"]) <= {"bin", "dev", "etc", "lib", "lib64", "lib32", "proc", "root",
-                                 "sbin", "tmp", "usr", "work"}
+    assert set(view["seen"]) <= {
+        "bin",
+        "dev",
+        "etc",
+        "lib",
+        "lib64",
+        "lib32",
+        "proc",
+        "root",
+        "sbin",
+        "tmp",
+        "usr",
+        "work",
+    }
     assert proxy.network() == "OSError"
 
 
@@ -304,8 +330,7 @@ def test_output_folder_is_out_of_reach_even_for_a_detached_child(
     ) + REFERENCE
     reports = graded(chunklab, tmp_path, {"char_chunk.py": escape}, "--out", str(out))
     time.sleep(2.5)
-    assert sorted(p.name for p in out.iterdir()) == ["gradebook.csv", "submissions",
-                                                     "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["gradebook.csv", "submissions", "summary.json"]
     assert not (out / "forged.json").exists()
     assert "char_chunk" in (out / "gradebook.csv").read_text()
     assert reports["char_chunk.py"]["score"] == reports["char_chunk.py"]["max_score"]
@@ -320,9 +345,7 @@ def test_output_folder_is_out_of_reach_even_for_a_detached_child(
 
 def test_a_crash_in_a_call_replaces_the_worker(sandboxed):
     proxy = sandboxed(
-        "import os\n"
-        "def crash():\n    os._exit(1)\n"
-        "def fine():\n    return 'still here'\n"
+        "import os\ndef crash():\n    os._exit(1)\ndef fine():\n    return 'still here'\n"
     )
     with pytest.raises(WorkerCrashed):
         proxy.crash()

@@ -25,21 +25,33 @@ def namespace_of(path: Path) -> dict[str, Any]:
     return namespace
 
 
-def outcome(name: str, rule: str, passed: bool, feedback: str = "", points: float = 1.0
-            ) -> TestOutcome:
-    return TestOutcome(name, rule, points, "passed" if passed else "failed", "visible",
-                       "" if passed else feedback)
+def outcome(
+    name: str, rule: str, passed: bool, feedback: str = "", points: float = 1.0
+) -> TestOutcome:
+    return TestOutcome(
+        name, rule, points, "passed" if passed else "failed", "visible", "" if passed else feedback
+    )
 
 
 # --- the text a student reads ----------------------------------------------------------------
 
 
 def test_text_shows_points_and_each_broken_rule_with_its_feedback() -> None:
-    report = GradeReport("char_chunk", "x.py", "graded", tests=(
-        outcome("test_empty", "Empty text gives [].", False,
-                "Input: chunk('', 5, 2)\nExpected: []\nGot: ['']"),
-        outcome("test_window", "Windows move by size - overlap.", True, points=2),
-    ), max_score=3)
+    report = GradeReport(
+        "char_chunk",
+        "x.py",
+        "graded",
+        tests=(
+            outcome(
+                "test_empty",
+                "Empty text gives [].",
+                False,
+                "Input: chunk('', 5, 2)\nExpected: []\nGot: ['']",
+            ),
+            outcome("test_window", "Windows move by size - overlap.", True, points=2),
+        ),
+        max_score=3,
+    )
     text = check_text(report)
     assert text.splitlines()[0] == "char_chunk self-check: 2 of 3 points (public checks only)"
     assert "Broken rule: Empty text gives [].\n  Input: chunk('', 5, 2)\n  Expected: []" in text
@@ -51,9 +63,16 @@ def test_text_shows_points_and_each_broken_rule_with_its_feedback() -> None:
 
 def test_text_groups_failures_of_one_rule() -> None:
     rule = "Stop at the end."
-    report = GradeReport("char_chunk", "x.py", "graded", tests=(
-        outcome("a", rule, False, "Input: first"), outcome("b", rule, False, "Input: second"),
-    ), max_score=2)
+    report = GradeReport(
+        "char_chunk",
+        "x.py",
+        "graded",
+        tests=(
+            outcome("a", rule, False, "Input: first"),
+            outcome("b", rule, False, "Input: second"),
+        ),
+        max_score=2,
+    )
     text = check_text(report)
     assert text.count("Broken rule: Stop at the end.") == 1
     assert "Input: first" in text and "Input: second" not in text
@@ -62,27 +81,42 @@ def test_text_groups_failures_of_one_rule() -> None:
 
 def test_text_of_an_unwritten_stub_is_one_line_not_a_wall() -> None:
     feedback = "Input: chunk('a', 1, 0)\nIt raised NotImplementedError: write it"
-    report = GradeReport("char_chunk", "x.py", "graded", tests=tuple(
-        outcome(f"t{i}", f"rule {i}", False, feedback) for i in range(5)
-    ), max_score=5)
+    report = GradeReport(
+        "char_chunk",
+        "x.py",
+        "graded",
+        tests=tuple(outcome(f"t{i}", f"rule {i}", False, feedback) for i in range(5)),
+        max_score=5,
+    )
     text = check_text(report)
     assert "still raises NotImplementedError" in text
     assert "Broken rule" not in text
 
 
 def test_text_of_a_full_pass_says_so_and_mentions_hidden_checks() -> None:
-    report = GradeReport("word_chunk", "x.py", "graded", tests=(
-        outcome("a", "r", True), outcome("b", "s", True),
-    ), max_score=2)
+    report = GradeReport(
+        "word_chunk",
+        "x.py",
+        "graded",
+        tests=(
+            outcome("a", "r", True),
+            outcome("b", "s", True),
+        ),
+        max_score=2,
+    )
     assert "All 2 public checks pass." in check_text(report)
     assert "good sign, not a promise" in check_text(report)
     assert all_passed(report)
 
 
 def test_text_of_an_error_report_gives_the_message() -> None:
-    report = GradeReport("char_chunk", "x.py", "error",
-                         errors=(Problem("missing_definition", "x.py does not define chunk"),),
-                         max_score=12)
+    report = GradeReport(
+        "char_chunk",
+        "x.py",
+        "error",
+        errors=(Problem("missing_definition", "x.py does not define chunk"),),
+        max_score=12,
+    )
     text = check_text(report)
     assert "0 of 12 points" in text and "x.py does not define chunk" in text
     assert not all_passed(report)
@@ -206,8 +240,9 @@ def test_check_of_a_missing_file_is_a_message(chunklab, tmp_path: Path) -> None:
     assert "Traceback" not in result.stdout + result.stderr
 
 
-def test_check_without_a_file_looks_in_the_current_folder(chunklab, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_without_a_file_looks_in_the_current_folder(
+    chunklab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     result = chunklab("check", "char_chunk")
     assert result.exit_code == 1 and "looked for char_chunk.py" in result.stdout
@@ -234,14 +269,17 @@ def test_check_of_a_file_with_a_syntax_error_names_the_line(chunklab, tmp_path: 
 
 def test_what_the_file_prints_stays_out_of_the_json(chunklab, tmp_path: Path) -> None:
     path = tmp_path / "char_chunk.py"
-    path.write_text("print('hello from the top')\n\ndef chunk(text, size, overlap):\n"
-                    "    print('hello from inside')\n    return []\n")
+    path.write_text(
+        "print('hello from the top')\n\ndef chunk(text, size, overlap):\n"
+        "    print('hello from inside')\n    return []\n"
+    )
     result = chunklab("check", "char_chunk", path, "--json")
     assert json.loads(result.stdout)["status"] == "graded"
 
 
-def test_check_of_a_file_that_never_finishes_loading(chunklab, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_of_a_file_that_never_finishes_loading(
+    chunklab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(selfcheck, "LOAD_SECONDS", 0.3)
     path = tmp_path / "char_chunk.py"
     path.write_text("while True:\n    pass\n")
@@ -264,3 +302,15 @@ def test_an_interrupt_stops_the_self_check_instead_of_failing_one_check() -> Non
 
     with pytest.raises(KeyboardInterrupt):
         check_namespace("char_chunk", {"chunk": chunk})
+
+
+def test_code_that_fails_after_defining_the_function_is_checked_with_a_note(
+    chunklab, tmp_path: Path
+) -> None:
+    path = tmp_path / "char_chunk.py"
+    solution = (KIT_ROOT / "solutions" / "char_chunk.py").read_text()
+    path.write_text(solution + '\nraise RuntimeError("left over from testing")\n')
+    result = chunklab("check", "char_chunk", path)
+    assert result.exit_code == 0
+    assert "Note: part of your code failed to run" in result.stdout
+    assert "left over from testing" in result.stdout

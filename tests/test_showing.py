@@ -14,7 +14,7 @@ from chunklab.showing import ChunkPicture, show_chunks
 def windows(text: str, size: int, overlap: int) -> list[str]:
     """Character windows, written out independently of any solution, for the pictures."""
     starts = range(0, max(len(text) - overlap, 1), size - overlap)
-    return [text[i:i + size] for i in starts] if text else []
+    return [text[i : i + size] for i in starts] if text else []
 
 
 class TagBalance(HTMLParser):
@@ -77,8 +77,10 @@ def test_a_repeated_chunk_is_placed_after_the_one_before() -> None:
 def test_word_chunks_are_found_across_other_whitespace() -> None:
     text = "  the  cat\nsat on\tthe mat "
     picture = show_chunks(text, ["the cat sat", "sat on the", "the mat"])
-    assert [text[c.start:c.end] for c in picture.chunks] == [
-        "the  cat\nsat", "sat on\tthe", "the mat"
+    assert [text[c.start : c.end] for c in picture.chunks] == [
+        "the  cat\nsat",
+        "sat on\tthe",
+        "the mat",
     ]
     plain = str(picture)
     assert "⏎" in plain and "→" in plain  # a line break and a tab stay one column each
@@ -154,3 +156,10 @@ def test_windows_cover_the_text_with_overlaps_where_they_share(text, size, data)
     assert sum(1 for count in picture.coverage if count > 1) <= shared
     assert len(str(picture).splitlines()) >= len(chunks) + 1
     parsed_html(picture)
+
+
+def test_gaps_are_named_in_the_list_of_a_long_text() -> None:
+    text = "x" * 200
+    picture = show_chunks(text, [text[:50], text[60:120]], starts=[0, 60])
+    assert picture.gaps() == ((50, 60), (120, 200))
+    assert "in no chunk: text[50:60], text[120:200]" in str(picture)

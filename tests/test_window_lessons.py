@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
 from chunklab.running.in_process import InProcessBackend
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.suites.checks import RuleBroken

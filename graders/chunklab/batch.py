@@ -16,6 +16,7 @@ from typing import Any
 from chunklab.errors import ChunklabError
 from chunklab.grading import GradingSession, grade_submissions
 from chunklab.kit import Kit
+from chunklab.lessons import lesson_named_in
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import GradeReport, Problem
@@ -23,15 +24,17 @@ from chunklab.scoring.report import GradeReport, Problem
 Result = tuple[int, dict[str, Any]]
 Batch = list[tuple[int, SubmissionPath]]
 # Small enough that an interrupted run loses little, large enough to spread pytest's start-up.
-BATCH_SIZE = 10
+BATCH_SIZE = 20
 
 
-def grade_batch_safely(batch: Batch, lesson_id: str | None, session: GradingSession
-                       ) -> list[Result]:
+def grade_batch_safely(
+    batch: Batch, lesson_id: str | None, session: GradingSession
+) -> list[Result]:
     """Reports for a batch; a defect that stops the batch is retried one submission at a time."""
     try:
         reports = grade_submissions([item for _, item in batch], lesson_id, session)
-        return [(index, report.to_json()) for (index, _), report in zip(batch, reports)]
+        pairs = zip(batch, reports, strict=True)
+        return [(index, report.to_json()) for (index, _), report in pairs]
     except Exception as error:
         if len(batch) == 1:
             return [(batch[0][0], failure_report(batch[0][1], error))]
@@ -42,19 +45,35 @@ def failure_report(item: SubmissionPath, error: Exception) -> dict[str, Any]:
     if isinstance(error, ChunklabError):
         problem = Problem(error.kind, str(error))
     else:
-        problem = Problem("internal", f"the grader failed on this submission "
-                          f"({type(error).__name__}: {error}); grade it again, and report it "
-                          "to the kit's maintainers if it happens again")
-    return GradeReport(lesson=None, submission=item.display, status="error",
-                       errors=(problem,)).to_json()
+        problem = Problem(
+            "internal",
+            f"the grader failed on this submission "
+            f"({type(error).__name__}: {error}); grade it again, and report it "
+            "to the kit's maintainers if it happens again",
+        )
+    return GradeReport(
+        lesson=None, submission=item.display, status="error", errors=(problem,)
+    ).to_json()
 
 
 def batches(items: Batch, size: int = BATCH_SIZE) -> list[Batch]:
-    return [items[start:start + size] for start in range(0, len(items), size)]
+    """Batches of submissions that probably share a lesson (one pytest session each).
+
+    The lesson is guessed from the name only to group the work; each submission's
+    lesson is still decided when it is read.
+    """
+    ordered = sorted(items, key=lambda item: likely_lesson(item[1].path))
+    return [ordered[start : start + size] for start in range(0, len(ordered), size)]
 
 
-def grade_in_this_process(items: Batch, lesson_id: str | None, kit: Kit, limits: Limits
-                          ) -> Iterator[Result]:
+def likely_lesson(path: Path) -> str:
+    lesson = lesson_named_in(path.name)
+    return lesson.id if lesson else ""
+
+
+def grade_in_this_process(
+    items: Batch, lesson_id: str | None, kit: Kit, limits: Limits
+) -> Iterator[Result]:
     session = GradingSession(kit, limits)
     try:
         for batch in batches(items):
@@ -63,8 +82,9 @@ def grade_in_this_process(items: Batch, lesson_id: str | None, kit: Kit, limits:
         session.close()
 
 
-def grading_process(tasks: Any, results: Any, kit_root: str, limits: Limits,
-                    lesson_id: str | None) -> None:
+def grading_process(
+    tasks: Any, results: Any, kit_root: str, limits: Limits, lesson_id: str | None
+) -> None:
     session = GradingSession(Kit(Path(kit_root)), limits)
     me = multiprocessing.current_process().pid
     try:
@@ -76,8 +96,9 @@ def grading_process(tasks: Any, results: Any, kit_root: str, limits: Limits,
         session.close()
 
 
-def grade_in_parallel(items: Batch, lesson_id: str | None, kit: Kit, limits: Limits,
-                      jobs: int) -> Iterator[Result]:
+def grade_in_parallel(
+    items: Batch, lesson_id: str | None, kit: Kit, limits: Limits, jobs: int
+) -> Iterator[Result]:
     context = multiprocessing.get_context(
         "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     )
@@ -87,8 +108,11 @@ def grade_in_parallel(items: Batch, lesson_id: str | None, kit: Kit, limits: Lim
         tasks.put(task)
 
     def start() -> Any:
-        process = context.Process(target=grading_process, daemon=True,
-                                  args=(tasks, results, str(kit.root), limits, lesson_id))
+        process = context.Process(
+            target=grading_process,
+            daemon=True,
+            args=(tasks, results, str(kit.root), limits, lesson_id),
+        )
         process.start()
         tasks.put(None)
         return process
@@ -126,8 +150,9 @@ def grade_in_parallel(items: Batch, lesson_id: str | None, kit: Kit, limits: Lim
                 process.kill()
 
 
-def grade_many(items: Batch, lesson_id: str | None, kit: Kit, limits: Limits, jobs: int
-               ) -> Iterator[Result]:
+def grade_many(
+    items: Batch, lesson_id: str | None, kit: Kit, limits: Limits, jobs: int
+) -> Iterator[Result]:
     """(index, report) for every item, batch by batch, in the order batches finish."""
     if jobs <= 1 or len(items) <= 1:
         return grade_in_this_process(items, lesson_id, kit, limits)

@@ -21,26 +21,54 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     grade = commands.add_parser("grade", help="grade submissions into JSON scores")
-    grade.add_argument("paths", nargs="+", type=Path, metavar="PATH",
-                       help="a .py file, an .ipynb notebook, or a folder of submissions")
-    grade.add_argument("--lesson", choices=sorted(LESSONS), help="grade every submission as this lesson")
-    grade.add_argument("--out", type=Path, metavar="DIR",
-                       help="also write one JSON file per submission, gradebook.csv and summary.json")
-    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                       help="submissions graded at once (default: the number of CPUs)")
-    grade.add_argument("--format", choices=("json", "gradescope"), default="json",
-                       help="json: one JSON object per line; gradescope: Gradescope's results.json")
-    grade.add_argument("--resume", action="store_true",
-                       help="skip submissions already graded in --out")
+    grade.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="a .py file, an .ipynb notebook, or a folder of submissions",
+    )
+    grade.add_argument(
+        "--lesson", choices=sorted(LESSONS), help="grade every submission as this lesson"
+    )
+    grade.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="also write one JSON file per submission, gradebook.csv and summary.json",
+    )
+    grade.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="submissions graded at once (default: the number of CPUs)",
+    )
+    grade.add_argument(
+        "--format",
+        choices=("json", "gradescope"),
+        default="json",
+        help="json: one JSON object per line; gradescope: Gradescope's results.json",
+    )
+    grade.add_argument(
+        "--resume", action="store_true", help="skip submissions already graded in --out"
+    )
     Limits.add_arguments(grade)
 
     check = commands.add_parser("check", help="a student's self-check: public tests only")
     check.add_argument("lesson", choices=sorted(LESSONS), metavar="LESSON")
-    check.add_argument("file", type=Path, nargs="?", metavar="FILE",
-                       help="your .py file or notebook (default: the lesson's file here)")
+    check.add_argument(
+        "file",
+        type=Path,
+        nargs="?",
+        metavar="FILE",
+        help="your .py file or notebook (default: the lesson's file here)",
+    )
     check.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    commands.add_parser("validate", help="prove the graders: references, stubs, mistakes, notebooks")
+    commands.add_parser(
+        "validate", help="prove the graders: references, stubs, mistakes, notebooks"
+    )
 
     release = commands.add_parser("release", help="write the student bundle into DIR")
     release.add_argument("dest", type=Path, metavar="DIR")
@@ -56,8 +84,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.jobs < 1:
                 raise UsageError("--jobs must be 1 or more")
             return grade_command(
-                args.paths, lesson_id=args.lesson, out_dir=args.out, jobs=args.jobs,
-                output_format=args.format, resume=args.resume, limits=Limits.from_arguments(args),
+                args.paths,
+                lesson_id=args.lesson,
+                out_dir=args.out,
+                jobs=args.jobs,
+                output_format=args.format,
+                resume=args.resume,
+                limits=Limits.from_arguments(args),
             )
         if args.command == "check":
             from chunklab.commands.check import check_command

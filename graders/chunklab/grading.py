@@ -73,8 +73,9 @@ class OpenedSubmission:
 
     def open(self) -> SubmissionProxy:
         self.started = time.monotonic()
-        self.backend = SandboxBackend(self.session.sandbox(), self.source.cells,
-                                      self.session.limits)
+        self.backend = SandboxBackend(
+            self.session.sandbox(), self.source.cells, self.session.limits
+        )
         loaded = self.backend.load()
         self.warnings = load_warnings(self.source, loaded["problems"])
         require_entry_point(self.source.lesson, loaded["defined"], self.warnings)
@@ -84,14 +85,19 @@ class OpenedSubmission:
         if self.backend is not None:
             self.backend.close()
             if self.backend.output_was_cut:
-                self.warnings += (Problem(
-                    "output_cut", f"your code printed more than {self.session.limits.output_kb} "
-                    "KB; the rest was not kept"),)
+                self.warnings += (
+                    Problem(
+                        "output_cut",
+                        f"your code printed more than {self.session.limits.output_kb} "
+                        "KB; the rest was not kept",
+                    ),
+                )
         self.duration = time.monotonic() - self.started
 
 
-def grade_submissions(items: Sequence[SubmissionPath], lesson_id: str | None,
-                      session: GradingSession) -> list[GradeReport]:
+def grade_submissions(
+    items: Sequence[SubmissionPath], lesson_id: str | None, session: GradingSession
+) -> list[GradeReport]:
     """A report for every item, in the same order."""
     reports: dict[int, GradeReport] = {}
     by_lesson: dict[str, list[tuple[int, SubmissionSource]]] = {}
@@ -101,8 +107,9 @@ def grade_submissions(items: Sequence[SubmissionPath], lesson_id: str | None,
             source = read_submission(item.path, lesson_id, item.display)
         except SubmissionError as error:
             lesson = LESSONS.get(lesson_id) if lesson_id else None
-            reports[index] = error_report(item.display, lesson, error, session,
-                                          time.monotonic() - started)
+            reports[index] = error_report(
+                item.display, lesson, error, session, time.monotonic() - started
+            )
             continue
         by_lesson.setdefault(source.lesson.id, []).append((index, source))
     for group in by_lesson.values():
@@ -110,8 +117,9 @@ def grade_submissions(items: Sequence[SubmissionPath], lesson_id: str | None,
     return [reports[index] for index in range(len(items))]
 
 
-def grade_lesson_group(group: list[tuple[int, SubmissionSource]], session: GradingSession
-                       ) -> dict[int, GradeReport]:
+def grade_lesson_group(
+    group: list[tuple[int, SubmissionSource]], session: GradingSession
+) -> dict[int, GradeReport]:
     lesson = group[0][1].lesson
     opened = {f"s{index}": OpenedSubmission(source, session) for index, source in group}
     entries = [SuiteEntry(key, each.open, each.close) for key, each in opened.items()]
@@ -121,8 +129,14 @@ def grade_lesson_group(group: list[tuple[int, SubmissionSource]], session: Gradi
         key = f"s{index}"
         each = opened[key]
         if key in run.load_errors:
-            reports[index] = error_report(source.display, lesson, run.load_errors[key], session,
-                                          each.duration, isolation=session.sandbox().isolation)
+            reports[index] = error_report(
+                source.display,
+                lesson,
+                run.load_errors[key],
+                session,
+                each.duration,
+                isolation=session.sandbox().isolation,
+            )
             continue
         outcomes = run.outcomes[key]
         reports[index] = GradeReport(
@@ -138,8 +152,14 @@ def grade_lesson_group(group: list[tuple[int, SubmissionSource]], session: Gradi
     return reports
 
 
-def error_report(display: str, lesson: Lesson | None, error: SubmissionError,
-                 session: GradingSession, duration: float, isolation: str = "") -> GradeReport:
+def error_report(
+    display: str,
+    lesson: Lesson | None,
+    error: SubmissionError,
+    session: GradingSession,
+    duration: float,
+    isolation: str = "",
+) -> GradeReport:
     return GradeReport(
         lesson=lesson.id if lesson else None,
         submission=display,

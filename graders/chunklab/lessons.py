@@ -26,7 +26,9 @@ LESSONS: dict[str, Lesson] = {
     for lesson in (
         Lesson("char_chunk", "Character windows", "chunk", "function"),
         Lesson("word_chunk", "Word windows", "solve", "function"),
-        Lesson("chunking_pipeline", "A sentence-aware chunking pipeline", "ChunkingPipeline", "class"),
+        Lesson(
+            "chunking_pipeline", "A sentence-aware chunking pipeline", "ChunkingPipeline", "class"
+        ),
     )
 }
 

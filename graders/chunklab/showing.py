@@ -71,12 +71,24 @@ class ChunkPicture:
             return (Run(chunk.text, False),)
         coverage = self.coverage
         found: list[Run] = []
-        for offset, char in enumerate(self.text[chunk.start:chunk.end]):
+        for offset, char in enumerate(self.text[chunk.start : chunk.end]):
             overlap = coverage[chunk.start + offset] > 1
             if found and found[-1].overlap == overlap:
                 found[-1] = Run(found[-1].text + char, overlap)
             else:
                 found.append(Run(char, overlap))
+        return tuple(found)
+
+    def gaps(self) -> tuple[tuple[int, int], ...]:
+        """The stretches `(start, end)` of the text that no chunk holds."""
+        found: list[tuple[int, int]] = []
+        for position, count in enumerate(self.coverage):
+            if count:
+                continue
+            if found and found[-1][1] == position:
+                found[-1] = (found[-1][0], position + 1)
+            else:
+                found.append((position, position + 1))
         return tuple(found)
 
     def summary(self) -> str:
@@ -146,7 +158,7 @@ def place(text: str, chunks: list[str], starts: list[int | None]) -> list[Placed
 
 
 def placed_at(text: str, index: int, chunk: str, start: int) -> PlacedChunk:
-    if 0 <= start and text[start:start + len(chunk)] == chunk:
+    if 0 <= start and text[start : start + len(chunk)] == chunk:
         return PlacedChunk(index, chunk, start, start + len(chunk))
     return PlacedChunk(index, chunk, None, None, f"char_start {start} does not point at this text")
 
@@ -187,7 +199,7 @@ def plain_aligned(picture: ChunkPicture) -> str:
             lines.append(label(chunk).ljust(width) + f"{chunk.text!r}  ({chunk.note})")
             continue
         indent = " " * (width + chunk.start)
-        in_place = picture.text[chunk.start:chunk.end]
+        in_place = picture.text[chunk.start : chunk.end]
         lines.append(label(chunk).ljust(width) + indent[width:] + visible(in_place))
         runs = picture.runs(chunk)
         marks = "".join(("^" if run.overlap else " ") * len(run.text) for run in runs)
@@ -199,6 +211,10 @@ def plain_aligned(picture: ChunkPicture) -> str:
 def plain_list(picture: ChunkPicture) -> str:
     """One entry per chunk, its overlaps in ⟦ ⟧; for texts too long to line up."""
     lines = [picture.summary()]
+    gaps = picture.gaps()
+    if gaps:
+        shown = ", ".join(f"text[{start}:{end}]" for start, end in gaps[:5])
+        lines.append(f"in no chunk: {shown}" + (", ..." if len(gaps) > 5 else ""))
     for chunk in picture.chunks:
         if chunk.start is None:
             lines.append(f"{label(chunk)}  {chunk.note}  ({len(chunk.text)} characters)")
@@ -271,7 +287,7 @@ def html_chunk_row(picture: ChunkPicture, chunk: PlacedChunk) -> str:
     after_to = len(picture.text) if whole else min(len(picture.text), end + CONTEXT)
     faded = "opacity:0.3"
     body = "…" if before_from > 0 else ""
-    body += span(picture.text[before_from:chunk.start], faded)
+    body += span(picture.text[before_from : chunk.start], faded)
     for run in picture.runs(chunk):
         background = OVERLAP_COLOUR if run.overlap else colour
         body += span(run.text, f"background:{background}", "overlap" if run.overlap else "")

@@ -49,10 +49,14 @@ def expectations(kit: Kit, lesson: Lesson) -> list[Expectation]:
         Expectation(lesson, "reference", kit.solution(lesson), FULL),
         Expectation(lesson, "stub", kit.exercise(lesson), ZERO),
     ]
-    found += [Expectation(lesson, "mistake", path, LOSES_POINTS, description_of(path))
-              for path in sorted(kit.mistakes(lesson).glob("*.py"))]
-    found += [Expectation(lesson, "alternative", path, FULL, description_of(path))
-              for path in sorted(kit.alternatives(lesson).glob("*.py"))]
+    found += [
+        Expectation(lesson, "mistake", path, LOSES_POINTS, description_of(path))
+        for path in sorted(kit.mistakes(lesson).glob("*.py"))
+    ]
+    found += [
+        Expectation(lesson, "alternative", path, FULL, description_of(path))
+        for path in sorted(kit.alternatives(lesson).glob("*.py"))
+    ]
     return found
 
 
@@ -62,15 +66,24 @@ def as_notebook(expectation: Expectation, folder: Path) -> Expectation:
 
     path = folder / expectation.lesson.id / f"{expectation.path.stem}.ipynb"
     write_submission_notebook(expectation.lesson.id, expectation.path.read_text(), path)
-    return Expectation(expectation.lesson, f"{expectation.kind} notebook", path,
-                       expectation.expected, expectation.description)
+    return Expectation(
+        expectation.lesson,
+        f"{expectation.kind} notebook",
+        path,
+        expectation.expected,
+        expectation.description,
+    )
 
 
 def judge(expectation: Expectation, report: dict[str, Any]) -> Verdict:
     score = f"{report['score']:g}/{report['max_score']:g}"
     if report["status"] != "graded":
-        return Verdict(expectation, False, score,
-                       f"not graded: {report['errors'][0]['message'] if report['errors'] else '?'}")
+        return Verdict(
+            expectation,
+            False,
+            score,
+            f"not graded: {report['errors'][0]['message'] if report['errors'] else '?'}",
+        )
     full = report["score"] == report["max_score"] > 0
     broken = [t for t in report["tests"] if t["outcome"] != "passed"]
     if expectation.expected == FULL:
@@ -82,8 +95,11 @@ def judge(expectation: Expectation, report: dict[str, Any]) -> Verdict:
         detail = "" if ok else f"{len(crashed)} test(s) did not fail cleanly"
         return Verdict(expectation, ok, score, detail)
     caught = sorted({t["rule"] for t in broken})
-    detail = (f"{expectation.description} | caught by: " + "; ".join(caught)) if caught else (
-        f"{expectation.description} | NOT CAUGHT: it gets full marks")
+    detail = (
+        (f"{expectation.description} | caught by: " + "; ".join(caught))
+        if caught
+        else (f"{expectation.description} | NOT CAUGHT: it gets full marks")
+    )
     return Verdict(expectation, not full, score, detail)
 
 
@@ -95,8 +111,12 @@ def notebook_problem(path: Path, timeout: float = 120) -> str:
     except ImportError:
         return "nbclient is not installed (pip install -e '.[test]')"
     notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=timeout, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
+    client = nbclient.NotebookClient(
+        notebook,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     try:
         client.execute()
     except nbclient.exceptions.CellExecutionError as error:

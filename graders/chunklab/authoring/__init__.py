@@ -1,0 +1,1 @@
+"""Instructor tooling: builds the lesson notebooks and the student bundle from one source."""

@@ -67,8 +67,9 @@ def exercise_source(stub: str) -> str:
         comment = [f"# {line}".rstrip() for line in docstring.splitlines()]
         replaced[tree.body[0].lineno - 1] = comment
     kept = [new for index, line in enumerate(lines) for new in replaced.get(index, [line])]
-    # Two blank lines at most where something was taken out.
-    return re.sub(r"\n{4,}", "\n\n\n", "\n".join(kept)).strip() + "\n"
+    # Two blank lines at most where something was taken out; no newline at the end, as
+    # Jupyter (and ruff's notebook formatting) keeps cell sources.
+    return re.sub(r"\n{4,}", "\n\n\n", "\n".join(kept)).strip()
 
 
 def file_only(statement: ast.stmt) -> bool:
@@ -86,8 +87,9 @@ def hint_markdown(number: int, hint: Hint) -> str:
     )
 
 
-def cell_for(part: Part, lesson: Lesson, stub: str, rules_text: str, hint_number: int
-             ) -> NotebookNode:
+def cell_for(
+    part: Part, lesson: Lesson, stub: str, rules_text: str, hint_number: int
+) -> NotebookNode:
     if isinstance(part, Markdown):
         return nbformat.v4.new_markdown_cell(part.text)
     if isinstance(part, Hint):
@@ -109,8 +111,14 @@ def cell_for(part: Part, lesson: Lesson, stub: str, rules_text: str, hint_number
 
 def cell_id(part: Part, counts: dict[str, int]) -> str:
     """Ids that stay put when an unrelated cell changes: a kind and its count."""
-    kind = {Markdown: "text", KitCode: "kit", Rules: "rules", Exercise: "exercise",
-            SelfCheck: "self-check", Hint: "hint"}[type(part)]
+    kind = {
+        Markdown: "text",
+        KitCode: "kit",
+        Rules: "rules",
+        Exercise: "exercise",
+        SelfCheck: "self-check",
+        Hint: "hint",
+    }[type(part)]
     counts[kind] = counts.get(kind, 0) + 1
     return kind if kind in ("rules", "exercise", "self-check") else f"{kind}-{counts[kind]}"
 
@@ -169,8 +177,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m chunklab.authoring.build_notebooks",
         description="Build notebooks/<lesson>.ipynb from the lesson texts, stubs and suites.",
     )
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 if a committed notebook is out of date")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if a committed notebook is out of date",
+    )
     args = parser.parse_args(argv)
     if args.check:
         stale = stale_notebooks()

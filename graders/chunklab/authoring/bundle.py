@@ -24,7 +24,7 @@ README_TEMPLATE = Path(__file__).resolve().parent / "student_readme.md"
 LEFT_OUT = ("test_hidden*.py", "__pycache__", "*.pyc", "*.egg-info", ".pytest_cache")
 NOTEBOOK_EXTRA = ("jupyterlab>=4", "ipykernel>=6.25")
 
-PYPROJECT = Template('''\
+PYPROJECT = Template("""\
 [build-system]
 requires = ["setuptools>=64"]
 build-backend = "setuptools.build_meta"
@@ -50,7 +50,7 @@ where = ["graders"]
 
 [tool.setuptools.package-data]
 chunklab = ["**/*.json", "**/*.md", "**/*.ini"]
-''')
+""")
 
 
 def kit_dependencies(kit: Kit) -> list[str]:
@@ -84,8 +84,9 @@ def readme_text() -> str:
 
 
 def copy_engine(dest: Path) -> None:
-    shutil.copytree(PACKAGE_DIR, dest / "graders" / "chunklab",
-                    ignore=shutil.ignore_patterns(*LEFT_OUT))
+    shutil.copytree(
+        PACKAGE_DIR, dest / "graders" / "chunklab", ignore=shutil.ignore_patterns(*LEFT_OUT)
+    )
 
 
 def write_bundle(kit: Kit, dest: Path) -> list[Path]:

@@ -105,7 +105,7 @@ def parse_lesson_text(text: str, name: str) -> tuple[Part, ...]:
         if line.strip() == KIT_FENCE:
             flush()
             end = closing_fence(lines, position, name)
-            parts.append(KitCode("\n".join(lines[position + 1:end]).strip("\n")))
+            parts.append(KitCode("\n".join(lines[position + 1 : end]).strip("\n")))
             position = end + 1
             continue
         if marker is None:
@@ -174,10 +174,13 @@ def check_parts(parts: tuple[Part, ...], name: str) -> None:
         count = sum(isinstance(part, kind) for part in parts)
         if count != 1:
             raise KitLayoutError(f"{name} must have one {kind.__name__} marker, not {count}")
-    order = [next(i for i, p in enumerate(parts) if isinstance(p, k))
-             for k in (Rules, Exercise, SelfCheck)]
+    order = [
+        next(i for i, p in enumerate(parts) if isinstance(p, k))
+        for k in (Rules, Exercise, SelfCheck)
+    ]
     if order != sorted(order):
-        raise KitLayoutError(f"{name}: the markers must come in the order rules, exercise, "
-                             "self-check")
+        raise KitLayoutError(
+            f"{name}: the markers must come in the order rules, exercise, self-check"
+        )
     if not any(isinstance(part, Hint) for part in parts):
         raise KitLayoutError(f"{name} has no hints: add them after <!-- hints -->")

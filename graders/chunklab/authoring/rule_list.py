@@ -19,8 +19,9 @@ def literal(text: str) -> str:
     return MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
-def grouped(rules: list[SuiteRule], groups: tuple[RuleGroup, ...]
-            ) -> list[tuple[str, list[SuiteRule]]]:
+def grouped(
+    rules: list[SuiteRule], groups: tuple[RuleGroup, ...]
+) -> list[tuple[str, list[SuiteRule]]]:
     """Each rule in the first group that takes it; a rule no group takes goes last."""
     placed: dict[str, list[SuiteRule]] = {group.title: [] for group in groups}
     leftover: list[SuiteRule] = []

@@ -110,7 +110,8 @@ class RuleFinder(ast.NodeVisitor):
 def pytestmark_values(body: list[ast.stmt]) -> list[ast.expr]:
     """What `pytestmark = ...` assigns in a module's or a class's body."""
     return [
-        statement.value for statement in body
+        statement.value
+        for statement in body
         if isinstance(statement, ast.Assign)
         and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in statement.targets)
     ]

@@ -22,7 +22,7 @@ def submission_notebook(lesson_id: str, code: str, kit: Kit | None = None) -> No
     exercise = [c for c in notebook.cells if EXERCISE_CELL_TAG in c.metadata.get("tags", [])]
     if len(exercise) != 1:
         raise KitLayoutError(f"the {lesson_id} notebook must have exactly one exercise cell")
-    exercise[0].source = code.strip("\n") + "\n"
+    exercise[0].source = code.strip("\n")
     nbformat.validate(notebook)
     return notebook
 

@@ -52,7 +52,8 @@ def load_problems(answer: dict[str, object]) -> tuple[Problem, ...]:
     found = answer.get("problems", [])
     return tuple(
         Problem(str(p.get("kind", "raised")), str(p.get("message", "")))
-        for p in found if isinstance(p, dict)
+        for p in found
+        if isinstance(p, dict)
     )
 
 
@@ -62,8 +63,11 @@ def check_source(source: SubmissionSource) -> GradeReport:
     try:
         answer = load_cells(backend, [cell.to_message() for cell in source.cells])
     except CallTimedOut as timeout:
-        problem = Problem("timeout", f"running {source.path.name} never finished ({timeout}); "
-                                     "look for a loop at the top level of your code")
+        problem = Problem(
+            "timeout",
+            f"running {source.path.name} never finished ({timeout}); "
+            "look for a loop at the top level of your code",
+        )
         return run_public_checks(lesson, backend, submission=source.display, problem=problem)
     loaded = load_problems(answer)
     defined = [str(name) for name in answer.get("defined", [])]
@@ -74,13 +78,16 @@ def check_source(source: SubmissionSource) -> GradeReport:
         # The missing definition is most likely explained by the code that failed to run.
         problem = Problem(loaded[0].kind, f"{loaded[0].message}\n{problem.message}")
     return run_public_checks(
-        lesson, backend, submission=source.display, problem=problem,
+        lesson,
+        backend,
+        submission=source.display,
+        problem=problem,
         warnings=() if problem else loaded,
     )
 
 
 def error_report(lesson: Lesson, file: Path, error: SubmissionError) -> GradeReport:
-    # Run nothing from the file; the public checks' full marks still come from the suite.
+    """Nothing of the file ran; the report still says the public checks' full marks."""
     problem = Problem(error.kind, str(error))
     return run_public_checks(lesson, InProcessBackend(), submission=str(file), problem=problem)
 

@@ -31,8 +31,16 @@ def previous_report(out_dir: Path | None, display: str) -> dict[str, Any] | None
     return report if isinstance(report, dict) and report.get("submission") == display else None
 
 
-def grade_command(paths: list[Path], *, lesson_id: str | None, out_dir: Path | None, jobs: int,
-                  output_format: str, resume: bool, limits: Limits) -> int:
+def grade_command(
+    paths: list[Path],
+    *,
+    lesson_id: str | None,
+    out_dir: Path | None,
+    jobs: int,
+    output_format: str,
+    resume: bool,
+    limits: Limits,
+) -> int:
     started = time.monotonic()
     kit = find_kit(Path.cwd())
     items = find_submissions(paths)
@@ -56,8 +64,9 @@ def grade_command(paths: list[Path], *, lesson_id: str | None, out_dir: Path | N
     for index, report in grade_many(todo, lesson_id, kit, limits, jobs):
         reports[index] = report
         if out_dir is not None:
-            write_json(out_dir / "submissions" / report_file_name(report["submission"]),
-                       shape(report))
+            write_json(
+                out_dir / "submissions" / report_file_name(report["submission"]), shape(report)
+            )
         progress.advance()
         print_ready()
     progress.finish()

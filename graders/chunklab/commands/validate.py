@@ -26,8 +26,9 @@ from chunklab.writing.table import validation_table
 
 def grade_expectations(lesson: Lesson, cases: list[Expectation]) -> list[Verdict]:
     items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
-    reports = dict(grade_many(items, lesson.id, find_kit(Path.cwd()), Limits(),
-                              os.cpu_count() or 1))
+    reports = dict(
+        grade_many(items, lesson.id, find_kit(Path.cwd()), Limits(), os.cpu_count() or 1)
+    )
     return [judge(case, reports[i]) for i, case in enumerate(cases)]
 
 
@@ -43,8 +44,11 @@ def validate_command() -> int:
     with tempfile.TemporaryDirectory(prefix="chunklab-validate-") as scratch:
         for lesson in LESSONS.values():
             cases = expectations(kit, lesson)
-            cases += [as_notebook(case, Path(scratch)) for case in cases
-                      if case.kind in ("reference", "alternative")]
+            cases += [
+                as_notebook(case, Path(scratch))
+                for case in cases
+                if case.kind in ("reference", "alternative")
+            ]
             verdicts += grade_expectations(lesson, cases)
             verdicts += notebook_verdicts(lesson, kit.notebook(lesson))
     sys.stdout.write(validation_table(verdicts))

@@ -37,7 +37,8 @@ def load_notebook(path: Path, raw: bytes) -> Any:
         return nbformat.reads(text, as_version=4, capture_validation_error={})
     except Exception as error:  # nbformat raises several kinds for malformed files
         raise BrokenNotebookError(
-            f"{path.name} cannot be read as a notebook ({error}); open it in Jupyter and save it again"
+            f"{path.name} cannot be read as a notebook ({error}); "
+            "open it in Jupyter and save it again"
         ) from None
 
 
@@ -53,9 +54,7 @@ def without_magics(source: str) -> str:
     lines = source.split("\n")
     if lines and lines[0].lstrip().startswith("%%"):
         return ""
-    return "\n".join(
-        "" if line.lstrip().startswith(("%", "!")) else line for line in lines
-    )
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
 
 
 def code_cells(notebook: Any) -> tuple[CodeCell, ...]:
@@ -68,7 +67,9 @@ def code_cells(notebook: Any) -> tuple[CodeCell, ...]:
         source = cell.get("source", "")
         if isinstance(source, list):
             source = "".join(source)
-        cells.append(CodeCell(index=index, label=f"cell {index + 1}", source=without_magics(source)))
+        cells.append(
+            CodeCell(index=index, label=f"cell {index + 1}", source=without_magics(source))
+        )
     return tuple(cells)
 
 

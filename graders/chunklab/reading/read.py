@@ -50,8 +50,11 @@ def submission_file(path: Path, lesson_id: str | None) -> Path:
     """The file to grade in a student's folder: the one named for the lesson, or the only one."""
     if not path.is_dir():
         return path
-    files = sorted(p for p in path.rglob("*") if p.suffix in SUBMISSION_SUFFIXES and p.is_file()
-                   and ".ipynb_checkpoints" not in p.parts)
+    files = sorted(
+        p
+        for p in path.rglob("*")
+        if p.suffix in SUBMISSION_SUFFIXES and p.is_file() and ".ipynb_checkpoints" not in p.parts
+    )
     if lesson_id is not None:
         named = [p for p in files if lesson_id in p.name]
         files = named or files
@@ -98,8 +101,9 @@ def choose_lesson(file: Path, lesson_id: str | None, notebook_lesson: str | None
     return lesson
 
 
-def read_submission(path: Path, lesson_id: str | None = None, display: str | None = None
-                    ) -> SubmissionSource:
+def read_submission(
+    path: Path, lesson_id: str | None = None, display: str | None = None
+) -> SubmissionSource:
     """Read one submission: its code cells and its lesson."""
     file = submission_file(path, lesson_id)
     raw = read_bytes(file)
@@ -110,9 +114,7 @@ def read_submission(path: Path, lesson_id: str | None = None, display: str | Non
     elif file.suffix == ".py":
         cells, notebook_lesson, kind = read_python(file, raw), None, "python"
     else:
-        raise UnreadableSubmissionError(
-            f"{file.name} is neither a .py file nor an .ipynb notebook"
-        )
+        raise UnreadableSubmissionError(f"{file.name} is neither a .py file nor an .ipynb notebook")
     lesson = choose_lesson(file, lesson_id, notebook_lesson)
     return SubmissionSource(
         path=file, display=display or str(path), kind=kind, lesson=lesson, cells=cells

@@ -70,7 +70,9 @@ class GradingPlugin:
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         for item in items:
-            missing = [m for m in ("rule", "points", "visibility") if not item.get_closest_marker(m)]
+            missing = [
+                m for m in ("rule", "points", "visibility") if not item.get_closest_marker(m)
+            ]
             if missing:
                 self.problems.append(f"{item.nodeid} has no {', '.join(missing)} marker")
         if self.visible_only:
@@ -80,8 +82,12 @@ class GradingPlugin:
         # All tests of one submission together, visible ones first: each submission is
         # opened once, and its worker ends before the next one starts.
         order = {key: number for number, key in enumerate(self.entries)}
-        items.sort(key=lambda item: (order.get(submission_key(item), -1),
-                                     marker_value(item, "visibility") != "visible"))
+        items.sort(
+            key=lambda item: (
+                order.get(submission_key(item), -1),
+                marker_value(item, "visibility") != "visible",
+            )
+        )
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_json_runtest_metadata(self, item: pytest.Item, call: pytest.CallInfo) -> dict:

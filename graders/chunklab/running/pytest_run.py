@@ -23,20 +23,47 @@ from chunklab.scoring.outcomes import outcomes_by_submission
 from chunklab.scoring.report import TestOutcome
 
 PYTEST_ARGS = (
-    "-p", "no:cacheprovider",
-    "-p", "no:stepwise",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:stepwise",
     # Plugins a grading run has no use for; some cost time at every session's end.
-    "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:faulthandler",
-    "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin",
-    "-p", "no:logging", "-p", "no:warnings",
-    "-q", "--tb=no", "--no-header", "--assert=plain",
+    "-p",
+    "no:unraisableexception",
+    "-p",
+    "no:threadexception",
+    "-p",
+    "no:faulthandler",
+    "-p",
+    "no:doctest",
+    "-p",
+    "no:junitxml",
+    "-p",
+    "no:pastebin",
+    "-p",
+    "no:logging",
+    "-p",
+    "no:warnings",
+    "-q",
+    "--tb=no",
+    "--no-header",
+    "--assert=plain",
     # Grader tests print nothing; what a submission prints never reaches this process.
     "--capture=no",
     "--json-report-file=none",
-    "--json-report-omit", "collectors", "log", "streams", "keywords", "traceback", "warnings",
-    "-o", "python_files=test_*.py",
-    "-o", "addopts=",
-    "-o", "testpaths=",
+    "--json-report-omit",
+    "collectors",
+    "log",
+    "streams",
+    "keywords",
+    "traceback",
+    "warnings",
+    "-o",
+    "python_files=test_*.py",
+    "-o",
+    "addopts=",
+    "-o",
+    "testpaths=",
 )
 
 
@@ -51,12 +78,19 @@ class SuiteRun:
 def pytest_arguments(lesson: Lesson, *extra: str) -> list[str]:
     directory = suite_dir(lesson)
     # The suites' own ini keeps the kit's pytest settings (pyproject) out of grading runs.
-    return [*PYTEST_ARGS, *extra, "--rootdir", str(directory),
-            "-c", str(directory.parent / "pytest.ini"), str(directory)]
+    return [
+        *PYTEST_ARGS,
+        *extra,
+        "--rootdir",
+        str(directory),
+        "-c",
+        str(directory.parent / "pytest.ini"),
+        str(directory),
+    ]
 
 
 def keep_hypothesis_files_out_of_the_way() -> None:
-    """Hypothesis keeps caches in `./.hypothesis`; a grading run must not litter the class folder."""
+    """Hypothesis keeps caches in `./.hypothesis`; grading must not litter the class folder."""
     from hypothesis.configuration import set_hypothesis_home_dir
 
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
@@ -77,15 +111,25 @@ def run_suites(
     # pytest writes a few lines of its own; keep them off stdout, which carries JSON Lines.
     with contextlib.redirect_stdout(io.StringIO()):
         exit_code = pytest.main(pytest_arguments(lesson), plugins=[grading, fixtures, report])
-    if grading.problems or report.report is None or exit_code in (
-        pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.NO_TESTS_COLLECTED
+    if (
+        grading.problems
+        or report.report is None
+        or exit_code
+        in (
+            pytest.ExitCode.INTERNAL_ERROR,
+            pytest.ExitCode.USAGE_ERROR,
+            pytest.ExitCode.NO_TESTS_COLLECTED,
+        )
     ):
         detail = "; ".join(grading.problems) or f"pytest exit code {int(exit_code)}"
         raise KitLayoutError(f"the grader suite of {lesson.id} is broken: {detail}")
     outcomes = outcomes_by_submission(report.report)
     return SuiteRun(
-        outcomes={entry.key: outcomes.get(entry.key, []) for entry in entries
-                  if entry.key not in grading.load_errors},
+        outcomes={
+            entry.key: outcomes.get(entry.key, [])
+            for entry in entries
+            if entry.key not in grading.load_errors
+        },
         load_errors=dict(grading.load_errors),
     )
 
@@ -98,8 +142,12 @@ def run_suite(
     visible_only: bool = False,
 ) -> list[TestOutcome]:
     """The outcomes of one submission that is already running behind `proxy`."""
-    run = run_suites(lesson, [SuiteEntry("submission", lambda: proxy)],
-                     reference=reference, visible_only=visible_only)
+    run = run_suites(
+        lesson,
+        [SuiteEntry("submission", lambda: proxy)],
+        reference=reference,
+        visible_only=visible_only,
+    )
     return run.outcomes["submission"]
 
 

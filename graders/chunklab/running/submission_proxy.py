@@ -84,9 +84,11 @@ class SubmissionProxy:
         except (CallTimedOut, WorkerCrashed) as exc:
             raise type(exc)(f"Input: {describe_call(message)}\n{exc}") from None
         after = answer.get("args_after")
-        self.last_arguments = decode(after) if after is not None else [
-            message.get("args", []), message.get("kwargs", {})
-        ]
+        self.last_arguments = (
+            decode(after)
+            if after is not None
+            else [message.get("args", []), message.get("kwargs", {})]
+        )
         if "raised" in answer:
             error = exception_from(answer["raised"])
             # Lets the grader's feedback name the call even when a test did not expect it.
@@ -149,8 +151,13 @@ class MethodProxy:
         self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        answer = self._instance._proxy._send({
-            "op": "method", "handle": self._instance._handle, "name": self.__name__,
-            "args": list(args), "kwargs": kwargs,
-        })
+        answer = self._instance._proxy._send(
+            {
+                "op": "method",
+                "handle": self._instance._handle,
+                "name": self.__name__,
+                "args": list(args),
+                "kwargs": kwargs,
+            }
+        )
         return decode(answer["ok"])

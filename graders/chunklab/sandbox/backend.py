@@ -84,7 +84,9 @@ class SandboxBackend:
         try:
             self._start_worker()
         except (CallTimedOut, WorkerCrashed):
-            raise WorkerCrashed("Your code could not be started again after an earlier failure.")
+            raise WorkerCrashed(
+                "Your code could not be started again after an earlier failure."
+            ) from None
 
     def _note_output(self, worker: WorkerProcess) -> None:
         self.output_was_cut = self.output_was_cut or worker.output.was_cut

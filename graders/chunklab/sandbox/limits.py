@@ -39,8 +39,12 @@ class Limits:
         group = parser.add_argument_group("limits for each submission")
         for field in fields(cls):
             flag = "--" + field.name.replace("_", "-")
-            group.add_argument(flag, type=type(field.default), default=field.default,
-                               help=f"{cls.HELP[field.name]} (default: {field.default})")
+            group.add_argument(
+                flag,
+                type=type(field.default),
+                default=field.default,
+                help=f"{cls.HELP[field.name]} (default: {field.default})",
+            )
 
     @classmethod
     def from_arguments(cls, args: argparse.Namespace) -> Limits:

@@ -42,8 +42,17 @@ class OutputCollector(threading.Thread):
 
 
 class WorkerProcess:
-    def __init__(self, *, pid: int, requests: int, answers: int, output: int, output_limit: int,
-                 process_group: bool, work_dir: Path) -> None:
+    def __init__(
+        self,
+        *,
+        pid: int,
+        requests: int,
+        answers: int,
+        output: int,
+        output_limit: int,
+        process_group: bool,
+        work_dir: Path | None,
+    ) -> None:
         self.pid = pid
         self.requests, self.answers = requests, answers
         self.process_group = process_group
@@ -119,7 +128,8 @@ class WorkerProcess:
         if self.pidfd is not None:
             os.close(self.pidfd)
         self.output.join(timeout=2)
-        shutil.rmtree(self.work_dir, ignore_errors=True)
+        if self.work_dir is not None:
+            shutil.rmtree(self.work_dir, ignore_errors=True)
 
 
 def open_pidfd(pid: int) -> int | None:

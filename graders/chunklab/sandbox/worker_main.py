@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import traceback
+import types
 
 PLAIN_SCALARS = (str, int, bool, type(None))
 MAX_REPR = 300
@@ -78,7 +79,11 @@ class Session:
     """One submission's namespace, its live objects, and the calls made into it."""
 
     def __init__(self):
-        self.namespace = {"__name__": "submission", "__builtins__": __builtins__}
+        # A real module, so code that looks itself up in sys.modules (dataclasses,
+        # pickle, typing) works as it would in a file.
+        module = types.ModuleType("submission")
+        sys.modules["submission"] = module
+        self.namespace = module.__dict__
         self.handles = {}
 
     def load(self, cells):
@@ -89,20 +94,28 @@ class Session:
             try:
                 code = compile(cell["source"], label, "exec")
             except SyntaxError as exc:
-                problems.append({
-                    "cell": cell["index"], "kind": "syntax_error", "line": exc.lineno,
-                    "message": f"{label}, line {exc.lineno}: {exc.msg}",
-                })
+                problems.append(
+                    {
+                        "cell": cell["index"],
+                        "kind": "syntax_error",
+                        "line": exc.lineno,
+                        "message": f"{label}, line {exc.lineno}: {exc.msg}",
+                    }
+                )
                 continue
             try:
                 exec(code, self.namespace)
             except BaseException as exc:  # SystemExit and KeyboardInterrupt included
-                problems.append({
-                    "cell": cell["index"], "kind": "raised",
-                    "message": student_traceback(exc, label),
-                })
+                problems.append(
+                    {
+                        "cell": cell["index"],
+                        "kind": "raised",
+                        "message": student_traceback(exc, label),
+                    }
+                )
         defined = sorted(
-            name for name, value in self.namespace.items()
+            name
+            for name, value in self.namespace.items()
             if not name.startswith("__") and (callable(value))
         )
         return {"problems": problems, "defined": defined}

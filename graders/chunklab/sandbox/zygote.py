@@ -50,10 +50,19 @@ class Zygote:
         config["control_fd"] = theirs.fileno()
         self.control = ours
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-B", "-c",
-             (SANDBOX_DIR / "zygote_main.py").read_text(),
-             (SANDBOX_DIR / "worker_main.py").read_text(), json.dumps(config)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                "-B",
+                "-c",
+                (SANDBOX_DIR / "zygote_main.py").read_text(),
+                (SANDBOX_DIR / "worker_main.py").read_text(),
+                json.dumps(config),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             pass_fds=(theirs.fileno(),),
             # The same string hashing in every worker: a submission iterating over a
             # set gives the same answers each time it is graded.
@@ -91,8 +100,12 @@ class Zygote:
         requests_read, requests_write = os.pipe()
         answers_read, answers_write = os.pipe()
         output_read, output_write = os.pipe()
-        work_dir = tempfile.mkdtemp(prefix="work-", dir=self.scratch)
-        os.chmod(work_dir, 0o777)
+        # Without namespaces a worker runs in a fresh folder of its own; with them it
+        # gets an empty /work from the zygote instead.
+        work_dir = ""
+        if self.isolation == "process":
+            work_dir = tempfile.mkdtemp(prefix="work-", dir=self.scratch)
+            os.chmod(work_dir, 0o777)
         theirs = [requests_read, answers_write, output_write]
         try:
             socket.send_fds(self.control, [json.dumps({"work_dir": work_dir}).encode()], theirs)
@@ -106,9 +119,13 @@ class Zygote:
                 os.close(fd)
             raise SandboxStartError(f"the sandbox could not start a worker (error {-pid})")
         return WorkerProcess(
-            pid=pid, requests=requests_write, answers=answers_read, output=output_read,
+            pid=pid,
+            requests=requests_write,
+            answers=answers_read,
+            output=output_read,
             output_limit=self.settings.limits.output_kb * 1024,
-            process_group=self.isolation == "process", work_dir=Path(work_dir),
+            process_group=self.isolation == "process",
+            work_dir=Path(work_dir) if work_dir else None,
         )
 
     def close(self) -> None:
@@ -125,4 +142,3 @@ class Zygote:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

@@ -11,9 +11,9 @@ process it started. Where namespaces are missing, a worker is a process
 group with the same limits (see the README for what that does not stop).
 
 Arguments: the worker's source text, then a JSON configuration.
-Protocol on a Unix socket (its descriptor is in the configuration): each request carries three descriptors
-(requests in, answers out, printed output out) and is answered with the
-worker's pid as the grader can signal it.
+Protocol on a Unix socket (its descriptor is in the configuration): each
+request carries three descriptors (requests in, answers out, printed output
+out) and is answered with the worker's pid as the grader can signal it.
 """
 
 import ctypes
@@ -54,8 +54,11 @@ def check(result, what):
 def mount(source, target, fstype, flags, data=None):
     check(
         libc.mount(
-            source.encode() if source else None, target.encode(),
-            fstype.encode() if fstype else None, flags, data.encode() if data else None,
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
         ),
         f"mount {target}",
     )
@@ -148,8 +151,11 @@ def drop_capabilities():
         _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 
     class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                    ("inheritable", ctypes.c_uint32)]
+        _fields_ = [
+            ("effective", ctypes.c_uint32),
+            ("permitted", ctypes.c_uint32),
+            ("inheritable", ctypes.c_uint32),
+        ]
 
     header = Header(0x20080522, 0)
     data = (Data * 2)()
@@ -174,7 +180,7 @@ def apply_limits(limits):
             pass  # a platform without this limit still gets the others
 
 
-def become_worker(config, fds, worker_source, worker_id):
+def become_worker(config, fds, worker, worker_id):
     """Runs in the worker: its own folders, limits and descriptors, then serve."""
     requests, answers, output = fds
     if worker_id is not False:
@@ -206,21 +212,19 @@ def become_worker(config, fds, worker_source, worker_id):
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "HOME": "/work", "LANG": "C.UTF-8"})
     apply_limits(config["limits"])
-    namespace = {"__name__": "chunklab_worker"}
-    exec(compile(worker_source, "chunklab_worker", "exec"), namespace)
     sys.argv = ["submission"]
     try:
-        namespace["serve"](os.fdopen(requests, "r"), os.fdopen(answers, "w"))
+        worker["serve"](os.fdopen(requests, "r"), os.fdopen(answers, "w"))
     finally:
         os._exit(0)
 
 
-def spawn(config, fds, worker_source, worker_id):
+def spawn(config, fds, worker, worker_id):
     """Fork a worker; in namespaces, it is PID 1 of its own PID namespace."""
     if worker_id is False:
         pid = os.fork()
         if pid == 0:
-            become_worker(config, fds, worker_source, worker_id)
+            become_worker(config, fds, worker, worker_id)
         return pid
     report_read, report_write = os.pipe()
     middle = os.fork()
@@ -235,7 +239,7 @@ def spawn(config, fds, worker_source, worker_id):
         pid = os.fork()
         if pid == 0:
             os.close(report_write)
-            become_worker(config, fds, worker_source, worker_id)
+            become_worker(config, fds, worker, worker_id)
         os.write(report_write, str(pid).encode())
         for fd in fds:
             os.close(fd)
@@ -248,7 +252,10 @@ def spawn(config, fds, worker_source, worker_id):
 
 
 def main():
-    worker_source = sys.argv[1]
+    # The worker's code is run once here, so every forked worker starts with it
+    # (and the modules it imports) already in memory.
+    worker = {"__name__": "chunklab_worker"}
+    exec(compile(sys.argv[1], "chunklab_worker", "exec"), worker)
     config = json.loads(sys.argv[2])
     control = socket.socket(fileno=config["control_fd"])
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -277,7 +284,7 @@ def main():
             break
         config["work_dir"] = json.loads(message)["work_dir"]
         try:
-            pid = spawn(config, fds, worker_source, worker_id)
+            pid = spawn(config, fds, worker, worker_id)
         except OSError as error:
             pid = -(error.errno or 1)
         for fd in fds:

@@ -8,8 +8,8 @@ repeat it. Values are compared by type as well as by value.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, NoReturn
 
 from chunklab.running.call_errors import NOT_THE_SUBMISSIONS_ANSWER
 
@@ -101,7 +101,12 @@ def expect_raises(
 def expect(condition: bool, *, given: str, expected: str, got: Any) -> None:
     """A property check: `given` names the input, `expected` says what should hold."""
     if not condition:
-        raise RuleBroken(f"Input: {given}\nExpected: {expected}\nGot: {shorten(got)}")
+        fail(given=given, expected=expected, got=got)
+
+
+def fail(*, given: str, expected: str, got: Any) -> NoReturn:
+    """A broken rule; in hot loops, test first and build the message only on failure."""
+    raise RuleBroken(f"Input: {given}\nExpected: {expected}\nGot: {shorten(got)}")
 
 
 def type_note(actual: Any, expected: Any) -> str:
@@ -112,25 +117,67 @@ def type_note(actual: Any, expected: Any) -> str:
     return f" (a {actual_type}, not a {type(expected).__name__})"
 
 
-def property_settings(max_examples: int = 4):  # -> hypothesis.settings
-    """Hypothesis settings for grader property tests: seeded, bounded, quiet.
+class DrawnCases:
+    """Inputs drawn from a Hypothesis strategy once per grading process, the same every time.
 
-    A grading run must give the same score every time and stay fast, so the
-    examples are derived from the test itself (derandomize) and few; property
-    tests draw a list of cases per example, so few examples still try many
-    inputs. One failure is reported, never a group, so feedback names a single
-    input; the "explain" phase, which would call the submission many more
-    times for notes no student sees, is left out.
+    Every submission meets exactly the same random inputs, so a grade never
+    depends on luck and grading the same code twice gives the same score; and
+    Hypothesis's engine runs once per process rather than once per submission,
+    which keeps grading a class fast. The draw is seeded (derandomized) and
+    happens on first use, so importing a suite costs nothing.
     """
-    from hypothesis import HealthCheck, Phase, settings
 
-    return settings(
-        max_examples=max_examples,
+    def __init__(self, strategy: Any, count: int) -> None:
+        self.strategy = strategy
+        self.count = count
+        self._cases: list[Any] | None = None
+
+    def __iter__(self):  # -> Iterator[Any]
+        if self._cases is None:
+            self._cases = draw_cases(self.strategy, self.count)
+        return iter(self._cases)
+
+
+def draw_cases(strategy: Any, count: int) -> list[Any]:
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    drawn: list[Any] = []
+
+    @settings(
+        max_examples=count,
         derandomize=True,
         deadline=None,
         database=None,
-        print_blob=False,
-        report_multiple_bugs=False,
-        phases=[phase for phase in Phase if phase is not Phase.explain],
+        phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
+    @given(strategy)
+    def collect(case: Any) -> None:
+        drawn.append(case)
+
+    collect()
+    return drawn
+
+
+def expect_for_all(
+    cases: Iterable[Any],
+    check: Callable[[Any], None],
+    *,
+    size: Callable[[Any], int] = lambda case: len(repr(case)),
+    enough: int = 5,
+) -> None:
+    """Run `check` on every case; report the smallest input among the first failures.
+
+    Smaller inputs make clearer feedback, so of the first `enough` cases that
+    break the rule, the one with the shortest input is the one shown.
+    """
+    broken: list[tuple[int, RuleBroken]] = []
+    for case in cases:
+        try:
+            check(case)
+        except RuleBroken as failure:
+            broken.append((size(case), failure))
+            if len(broken) >= enough:
+                break
+    if broken:
+        raise min(broken, key=lambda pair: pair[0])[1]

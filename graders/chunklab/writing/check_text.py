@@ -60,7 +60,11 @@ def check_text(report: GradeReport) -> str:
         lines += [indented(problem.message) for problem in report.errors]
         return "\n".join(lines)
     for warning in report.warnings:
-        lines += [f"Note: {warning.message}", ""]
+        lines += [
+            "Note: part of your code failed to run (the checks ran anyway):",
+            indented(warning.message.strip()),
+            "",
+        ]
     failures = [t for t in report.tests if t.outcome != "passed"]
     if failures and not_written(failures, report):
         lines += [
@@ -80,6 +84,8 @@ def check_text(report: GradeReport) -> str:
 
 
 def all_passed(report: GradeReport) -> bool:
-    return report.status == "graded" and bool(report.tests) and all(
-        test.outcome == "passed" for test in report.tests
+    return (
+        report.status == "graded"
+        and bool(report.tests)
+        and all(test.outcome == "passed" for test in report.tests)
     )

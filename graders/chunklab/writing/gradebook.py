@@ -23,8 +23,9 @@ def gradebook_csv(reports: Sequence[dict[str, Any]]) -> str:
 def summary(reports: Sequence[dict[str, Any]], duration_s: float) -> dict[str, Any]:
     lessons: dict[str, dict[str, Any]] = {}
     for report in reports:
-        entry = lessons.setdefault(str(report["lesson"]), {"submissions": 0, "full_marks": 0,
-                                                           "scores": []})
+        entry = lessons.setdefault(
+            str(report["lesson"]), {"submissions": 0, "full_marks": 0, "scores": []}
+        )
         entry["submissions"] += 1
         entry["scores"].append(report["score"])
         if report["status"] == "graded" and report["score"] == report["max_score"]:

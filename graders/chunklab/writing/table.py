@@ -16,13 +16,22 @@ def results_table(reports: Sequence[dict[str, Any]]) -> str:
             broken = [t["rule"] for t in report["tests"] if t["outcome"] != "passed"]
             if broken:
                 note = f"{len(broken)} rule(s) broken, first: {broken[0]}"
-        rows.append((
-            report["submission"], str(report["lesson"] or "?"),
-            f"{report['score']:g}/{report['max_score']:g}", report["status"], shorten(note, 70),
-        ))
+        rows.append(
+            (
+                report["submission"],
+                str(report["lesson"] or "?"),
+                f"{report['score']:g}/{report['max_score']:g}",
+                report["status"],
+                shorten(note, 70),
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4]
-             for row in rows]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
+        + "  "
+        + row[4]
+        for row in rows
+    ]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
@@ -43,8 +52,10 @@ def validation_table(verdicts: Sequence[Any]) -> str:
         for verdict in rows:
             case = verdict.expectation
             mark = "ok  " if verdict.ok else "FAIL"
-            lines.append(f"{mark} {case.kind.ljust(kind_width)}  {case.name.ljust(width)}  "
-                         f"{verdict.score.rjust(7)}  {case.expected}: {verdict.detail}".rstrip())
+            lines.append(
+                f"{mark} {case.kind.ljust(kind_width)}  {case.name.ljust(width)}  "
+                f"{verdict.score.rjust(7)}  {case.expected}: {verdict.detail}".rstrip()
+            )
     lines.append("\n== grader sensitivity ==")
     for lesson in lessons:
         rows = [v for v in verdicts if v.expectation.lesson.id == lesson]

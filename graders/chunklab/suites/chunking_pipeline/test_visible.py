@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from chunklab.suites.checks import expect, expect_raises, result_of, shorten
+from chunklab.suites.checks import expect, expect_raises, fail, result_of, shorten
 
 pytestmark = pytest.mark.visibility("visible")
 
@@ -90,37 +90,47 @@ def keep_all(submission: Any, chunk_size: int, overlap: int) -> Pipeline:
 
 
 def expect_str_list(value: Any, given: str) -> None:
-    expect(isinstance(value, list), given=given, expected="a list of str", got=plain(value))
+    # Feedback is built only on failure: these run on every answer of every test.
+    if not isinstance(value, list):
+        fail(given=given, expected="a list of str", got=plain(value))
     for k, chunk in enumerate(value):
-        expect(isinstance(chunk, str), given=given, expected=f"chunk {k} to be a str",
-               got=plain(chunk))
+        if not isinstance(chunk, str):
+            fail(given=given, expected=f"chunk {k} to be a str", got=plain(chunk))
 
 
 def expect_chunk_dicts(value: Any, given: str) -> None:
-    expect(isinstance(value, list), given=given, expected="a list of chunk dicts",
-           got=plain(value))
+    if not isinstance(value, list):
+        fail(given=given, expected="a list of chunk dicts", got=plain(value))
     for k, chunk in enumerate(value):
-        expect(isinstance(chunk, dict), given=given, expected=f"chunk {k} to be a dict",
-               got=plain(chunk))
+        if not isinstance(chunk, dict):
+            fail(given=given, expected=f"chunk {k} to be a dict", got=plain(chunk))
         missing = [key for key in CHUNK_KEYS if key not in chunk]
-        expect(
-            not missing, given=given,
-            expected=f"chunk {k} to have the keys {', '.join(CHUNK_KEYS)} "
-            f"(missing: {', '.join(missing)})",
-            got=plain(chunk),
-        )
+        if missing:
+            fail(
+                given=given,
+                expected=f"chunk {k} to have the keys {', '.join(CHUNK_KEYS)} "
+                f"(missing: {', '.join(missing)})",
+                got=plain(chunk),
+            )
         for key, kind in (("text", str), ("char_start", int), ("chunk_index", int)):
             # bool is an int in Python, but True is no position.
-            right = isinstance(chunk[key], kind) and not isinstance(chunk[key], bool)
-            expect(right, given=given, expected=f"chunk {k}'s {key} to be a {kind.__name__}",
-                   got=plain(chunk[key]))
+            if not isinstance(chunk[key], kind) or isinstance(chunk[key], bool):
+                fail(
+                    given=given,
+                    expected=f"chunk {k}'s {key} to be a {kind.__name__}",
+                    got=plain(chunk[key]),
+                )
 
 
 def expect_chunks(pipe: Pipeline, text: str, expected: list[str]) -> None:
     """chunk_text must return exactly `expected` (for texts where the rules leave no choice)."""
     chunks = pipe.chunk_text(text)
-    expect(chunks == expected, given=pipe.given("chunk_text", text),
-           expected=shorten(expected), got=chunks)
+    expect(
+        chunks == expected,
+        given=pipe.given("chunk_text", text),
+        expected=shorten(expected),
+        got=chunks,
+    )
 
 
 # --- The cutting rules, as checks ---------------------------------------------------------
@@ -135,25 +145,35 @@ def cut_starts(text: str, overlap: int, chunks: list[str], given: str) -> list[i
     starts = []
     start = 0
     for k, chunk in enumerate(chunks):
-        piece = text[start:start + len(chunk)]
+        piece = text[start : start + len(chunk)]
         where = (
-            "the beginning of the text" if k == 0 else
-            f"the last {overlap} characters of chunk {k - 1} followed by the text after it"
+            "the beginning of the text"
+            if k == 0
+            else f"the last {overlap} characters of chunk {k - 1} followed by the text after it"
         )
-        expect(chunk == piece, given=given,
-               expected=f"chunk {k} to be {where} (from character {start}): {shorten(piece, 160)}",
-               got=chunk)
+        expect(
+            chunk == piece,
+            given=given,
+            expected=f"chunk {k} to be {where} (from character {start}): {shorten(piece, 160)}",
+            got=chunk,
+        )
         starts.append(start)
         if k + 1 < len(chunks):
-            expect(len(chunk) > overlap, given=given,
-                   expected=f"chunk {k} to be longer than the overlap ({overlap}), so the next "
-                   "chunk starts after it",
-                   got=chunk)
+            expect(
+                len(chunk) > overlap,
+                given=given,
+                expected=f"chunk {k} to be longer than the overlap ({overlap}), so the next "
+                "chunk starts after it",
+                got=chunk,
+            )
         start += len(chunk) - overlap
     last_end = starts[-1] + len(chunks[-1]) if chunks else 0
-    expect(last_end == len(text), given=given,
-           expected=f"the last chunk to end where the text ends (character {len(text)})",
-           got=chunks[-1] if chunks else chunks)
+    expect(
+        last_end == len(text),
+        given=given,
+        expected=f"the last chunk to end where the text ends (character {len(text)})",
+        got=chunks[-1] if chunks else chunks,
+    )
     return starts
 
 
@@ -210,26 +230,36 @@ def describe_ends(text: str, start: int, chunk_size: int, ends: dict[int, str]) 
         "usable sentence end or whitespace",
     }
     said = " or ".join(dict.fromkeys(rules[kind] for kind in ends.values()))
-    tails = " or ".join(shorten(text[max(start, end - 24):end], 60) for end in sorted(ends))
+    tails = " or ".join(shorten(text[max(start, end - 24) : end], 60) for end in sorted(ends))
     return f"{said}; that is, to end with {tails}"
 
 
-def check_endings(text: str, chunk_size: int, overlap: int, chunks: list[str],
-                  starts: list[int], given: str) -> None:
+def check_endings(
+    text: str, chunk_size: int, overlap: int, chunks: list[str], starts: list[int], given: str
+) -> None:
     """Every chunk ends where the cutting rules say, given where it starts."""
+
+    def about(k: int, start: int) -> str:
+        window = text[start : start + chunk_size]
+        return f"chunk {k} (cut from character {start}; its window is {shorten(window, 90)})"
+
     for k, (chunk, start) in enumerate(zip(chunks, starts, strict=True)):
-        window = text[start:start + chunk_size]
-        about = f"chunk {k} (cut from character {start}; its window is {shorten(window, 90)})"
         if start + chunk_size >= len(text):
-            expect(k == len(chunks) - 1, given=given,
-                   expected=f"{about} to be the last chunk, as its window reaches the end of "
-                   "the text",
-                   got=chunks[k + 1:])
+            if k != len(chunks) - 1:
+                fail(
+                    given=given,
+                    expected=f"{about(k, start)} to be the last chunk, as its window reaches "
+                    "the end of the text",
+                    got=chunks[k + 1 :],
+                )
             continue
         ends = allowed_ends(text, start, chunk_size, overlap)
-        expect(start + len(chunk) in ends, given=given,
-               expected=f"{about} to end {describe_ends(text, start, chunk_size, ends)}",
-               got=chunk)
+        if start + len(chunk) not in ends:
+            fail(
+                given=given,
+                expected=f"{about(k, start)} to end {describe_ends(text, start, chunk_size, ends)}",
+                got=chunk,
+            )
 
 
 def check_cuts(pipe: Pipeline, text: str) -> list[str]:
@@ -314,9 +344,12 @@ def test_no_chunk_longer_than_chunk_size(submission):
     for chunk_size, overlap, text in ((50, 12, STORY), (25, 5, long_words), (12, 3, WORDS)):
         pipe = keep_all(submission, chunk_size, overlap)
         for chunk in pipe.chunk_text(text):
-            expect(len(chunk) <= chunk_size, given=pipe.given("chunk_text", text),
-                   expected=f"every chunk to have at most {chunk_size} characters",
-                   got=chunk)
+            expect(
+                len(chunk) <= chunk_size,
+                given=pipe.given("chunk_text", text),
+                expected=f"every chunk to have at most {chunk_size} characters",
+                got=chunk,
+            )
 
 
 @pytest.mark.rule(
@@ -363,8 +396,9 @@ def test_short_chunks_dropped(submission):
     )
     cutter = keep_all(submission, 30, 4)
     every = cutter.chunk_text(text)
-    expect(len(every) > 1, given=cutter.given("chunk_text", text),
-           expected="several chunks", got=every)
+    expect(
+        len(every) > 1, given=cutter.given("chunk_text", text), expected="several chunks", got=every
+    )
     shortest = min(len(chunk) for chunk in every)
     for least in (shortest, shortest + 1, 12):
         pipe = Pipeline(submission, chunk_size=30, overlap=4, min_chunk_size=least)
@@ -385,16 +419,24 @@ def test_document_chunk_fields(submission):
     chunks = pipe.process_document(doc)
     given = pipe.given("process_document", doc)
     expected = [
-        {"doc_id": "doc-1", "chunk_index": index, "text": body[start:end],
-         "char_start": start, "metadata": {"source": "abc"}}
+        {
+            "doc_id": "doc-1",
+            "chunk_index": index,
+            "text": body[start:end],
+            "char_start": start,
+            "metadata": {"source": "abc"},
+        }
         for index, (start, end) in enumerate(((0, 20), (15, 35), (30, 50), (45, 52)))
     ]
-    expect(len(chunks) == len(expected), given=given,
-           expected=f"{len(expected)} chunks: {shorten(expected)}", got=chunks)
+    expect(
+        len(chunks) == len(expected),
+        given=given,
+        expected=f"{len(expected)} chunks: {shorten(expected)}",
+        got=chunks,
+    )
     for k, (chunk, wanted) in enumerate(zip(chunks, expected, strict=True)):
         shown = {key: chunk[key] for key in CHUNK_KEYS}
-        expect(shown == wanted, given=given, expected=f"chunk {k} to be {wanted}",
-               got=plain(chunk))
+        expect(shown == wanted, given=given, expected=f"chunk {k} to be {wanted}", got=plain(chunk))
 
 
 @pytest.mark.rule("Each chunk's text is body[char_start:char_start + len(text)].")
@@ -404,15 +446,21 @@ def test_char_start_locates_text(submission):
     for chunk_size, overlap, least in ((40, 8, 0), (50, 10, 30)):
         pipe = Pipeline(submission, chunk_size=chunk_size, overlap=overlap, min_chunk_size=least)
         chunks = pipe.process_document(doc)
-        expect(chunks != [], given=pipe.given("process_document", doc),
-               expected="some chunks", got=chunks)
+        expect(
+            chunks != [],
+            given=pipe.given("process_document", doc),
+            expected="some chunks",
+            got=chunks,
+        )
         for k, chunk in enumerate(chunks):
             start, text = chunk["char_start"], chunk["text"]
-            expect(STORY[start:start + len(text)] == text and start >= 0,
-                   given=pipe.given("process_document", doc),
-                   expected=f"chunk {k}'s text to be body[{start}:{start + len(text)}]: "
-                   f"{shorten(STORY[start:start + len(text)], 120)}",
-                   got=text)
+            expect(
+                STORY[start : start + len(text)] == text and start >= 0,
+                given=pipe.given("process_document", doc),
+                expected=f"chunk {k}'s text to be body[{start}:{start + len(text)}]: "
+                f"{shorten(STORY[start : start + len(text)], 120)}",
+                got=text,
+            )
 
 
 @pytest.mark.rule("A document whose body is missing, None or empty gives an empty list.")
@@ -425,8 +473,7 @@ def test_no_body_gives_no_chunks(submission):
         {"id": "c", "title": "Empty", "body": "", "metadata": {"k": 1}},
     ):
         chunks = pipe.process_document(doc)
-        expect(chunks == [], given=pipe.given("process_document", doc), expected="[]",
-               got=chunks)
+        expect(chunks == [], given=pipe.given("process_document", doc), expected="[]", got=chunks)
 
 
 @pytest.mark.rule(
@@ -444,10 +491,16 @@ def test_batch_is_flat_and_in_order(submission):
     expected = [chunk for doc in docs for chunk in pipe.process_document(doc)]
     batch = pipe.process_batch(docs)
     given = pipe.given("process_batch", docs)
-    expect(len(batch) == len(expected), given=given,
-           expected=f"{len(expected)} chunks, those process_document gives for each document in "
-           "turn", got=batch)
+    expect(
+        len(batch) == len(expected),
+        given=given,
+        expected=f"{len(expected)} chunks, those process_document gives for each document in turn",
+        got=batch,
+    )
     for k, (chunk, wanted) in enumerate(zip(batch, expected, strict=True)):
-        expect(chunk == wanted, given=given,
-               expected=f"chunk {k} of the batch to be {shorten(wanted, 160)}",
-               got=plain(chunk))
+        expect(
+            chunk == wanted,
+            given=given,
+            expected=f"chunk {k} of the batch to be {shorten(wanted, 160)}",
+            got=plain(chunk),
+        )
