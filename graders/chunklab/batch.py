@@ -8,6 +8,7 @@ dies is replaced, and only the batch it held is reported as errors.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,8 +84,13 @@ def grade_in_this_process(
 
 
 def grading_process(
-    tasks: Any, results: Any, kit_root: str, limits: Limits, lesson_id: str | None
+    tasks: Any, results: Any, kit_root: str, limits: Limits, lesson_id: str | None, core: int
 ) -> None:
+    # This process and its workers (forked from a zygote it starts) share one CPU:
+    # a call into a worker hands over to it on the same CPU, which is faster.
+    if hasattr(os, "sched_setaffinity"):
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[core % len(cores)]})
     session = GradingSession(Kit(Path(kit_root)), limits)
     me = multiprocessing.current_process().pid
     try:
@@ -107,12 +113,16 @@ def grade_in_parallel(
     for task in work.items():
         tasks.put(task)
 
+    started = 0
+
     def start() -> Any:
+        nonlocal started
         process = context.Process(
             target=grading_process,
             daemon=True,
-            args=(tasks, results, str(kit.root), limits, lesson_id),
+            args=(tasks, results, str(kit.root), limits, lesson_id, started),
         )
+        started += 1
         process.start()
         tasks.put(None)
         return process

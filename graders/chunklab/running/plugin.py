@@ -54,6 +54,7 @@ class GradingPlugin:
         self.visible_only = visible_only
         self.problems: list[str] = []
         self.load_errors: dict[str, SubmissionError] = {}
+        self.open_proxies: dict[str, SubmissionProxy] = {}
 
     def pytest_configure(self, config: pytest.Config) -> None:
         for line in MARKERS:
@@ -89,6 +90,12 @@ class GradingPlugin:
             )
         )
 
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        # Each test starts afresh: a time-out in an earlier test is forgotten.
+        proxy = self.open_proxies.get(submission_key(item) or "")
+        if proxy is not None:
+            proxy.begin_test()
+
     @pytest.hookimpl(optionalhook=True)
     def pytest_json_runtest_metadata(self, item: pytest.Item, call: pytest.CallInfo) -> dict:
         data: dict[str, Any] = {}
@@ -121,16 +128,12 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionProxy]:
     except SubmissionError as error:
         grading.load_errors[entry.key] = error
         pytest.skip(f"the submission could not be tested: {error}")
+    grading.open_proxies[entry.key] = proxy
     try:
         yield proxy
     finally:
+        del grading.open_proxies[entry.key]
         entry.close()
-
-
-@pytest.fixture(autouse=True)
-def _each_test_starts_fresh(request: pytest.FixtureRequest) -> None:
-    if "submission" in request.fixturenames:
-        request.getfixturevalue("submission").begin_test()
 
 
 @pytest.fixture(scope="session")

@@ -123,7 +123,9 @@ class Session:
     def call(self, request):
         args = request.get("args", [])
         kwargs = request.get("kwargs", {})
-        before = json.dumps([args, kwargs], sort_keys=True)
+        # Only lists and dicts can be changed by the call: snapshot them to tell.
+        mutable = any(isinstance(a, (list, dict)) for a in [*args, *kwargs.values()])
+        before = json.dumps([args, kwargs], sort_keys=True) if mutable else None
         answer = {}
         try:
             if request["op"] == "method":
@@ -139,9 +141,10 @@ class Session:
                 answer["ok"] = encode(result)
         except BaseException as exc:  # the submission's exception is an answer, not a crash
             answer = {"raised": describe_exception(exc)}
-        after = encode([args, kwargs])
-        if json.dumps(after, sort_keys=True) != before:
-            answer["args_after"] = after
+        if mutable:
+            after = encode([args, kwargs])
+            if json.dumps(after, sort_keys=True) != before:
+                answer["args_after"] = after
         return answer
 
 

@@ -251,11 +251,31 @@ def spawn(config, fds, worker, worker_id):
     return pid
 
 
+# Standard modules a chunking exercise often imports, loaded once here rather than in
+# every worker (each worker is a fork of this process).
+PRELOADED = (
+    "bisect",
+    "collections",
+    "copy",
+    "dataclasses",
+    "functools",
+    "itertools",
+    "math",
+    "re",
+    "string",
+    "textwrap",
+    "typing",
+    "unicodedata",
+)
+
+
 def main():
     # The worker's code is run once here, so every forked worker starts with it
     # (and the modules it imports) already in memory.
     worker = {"__name__": "chunklab_worker"}
     exec(compile(sys.argv[1], "chunklab_worker", "exec"), worker)
+    for name in PRELOADED:
+        __import__(name)
     config = json.loads(sys.argv[2])
     control = socket.socket(fileno=config["control_fd"])
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

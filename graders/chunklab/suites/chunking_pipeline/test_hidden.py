@@ -253,7 +253,7 @@ PIECE = st.one_of(
     GAP,
     MARK,
 )
-TEXTS = st.lists(PIECE, min_size=1, max_size=30).map("".join)
+TEXTS = st.lists(PIECE, min_size=10, max_size=30).map("".join)
 
 
 @st.composite
@@ -262,8 +262,8 @@ def settings_for(draw: st.DrawFn) -> tuple[int, int]:
     return chunk_size, draw(st.integers(min_value=0, max_value=chunk_size - 1))
 
 
-RANDOM_TEXTS = DrawnCases(st.tuples(TEXTS, settings_for()), 16)
-RANDOM_DROPS = DrawnCases(st.tuples(TEXTS, settings_for(), st.integers(1, 40)), 12)
+RANDOM_TEXTS = DrawnCases(st.tuples(TEXTS, settings_for()), 24)
+RANDOM_DROPS = DrawnCases(st.tuples(TEXTS, settings_for(), st.integers(1, 40)), 16)
 
 
 @pytest.mark.rule(
