@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from chunklab.batch import grade_many
-from chunklab.kit import find_kit
+from chunklab.kit import Kit, find_kit
 from chunklab.lessons import LESSONS, Lesson
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
@@ -23,33 +23,40 @@ from chunklab.validation import (
 )
 from chunklab.writing.table import validation_table
 
+# The mistakes that never finish cost this much per test; nothing valid comes close.
+CALL_SECONDS = 1.0
 
-def grade_expectations(lesson: Lesson, cases: list[Expectation]) -> list[Verdict]:
+
+def grade_expectations(kit: Kit, cases: list[Expectation]) -> list[Verdict]:
+    """Grade every case in one batch; each one's lesson comes from its path or notebook."""
     items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
-    reports = dict(
-        grade_many(items, lesson.id, find_kit(Path.cwd()), Limits(), os.cpu_count() or 1)
-    )
+    limits = Limits(call_seconds=CALL_SECONDS)
+    reports = dict(grade_many(items, None, kit, limits, os.cpu_count() or 1))
     return [judge(case, reports[i]) for i, case in enumerate(cases)]
 
 
-def notebook_verdicts(lesson: Lesson, notebook: Path) -> Iterable[Verdict]:
+def notebook_verdict(lesson: Lesson, notebook: Path) -> Verdict:
     problem = notebook_problem(notebook)
     case = Expectation(lesson, "notebook", notebook, "runs")
-    yield Verdict(case, not problem, "", problem or "runs top to bottom without an error")
+    return Verdict(case, not problem, "", problem or "runs top to bottom without an error")
 
 
 def validate_command() -> int:
     kit = find_kit(Path.cwd())
-    verdicts: list[Verdict] = []
     with tempfile.TemporaryDirectory(prefix="chunklab-validate-") as scratch:
-        for lesson in LESSONS.values():
-            cases = expectations(kit, lesson)
-            cases += [
-                as_notebook(case, Path(scratch))
-                for case in cases
-                if case.kind in ("reference", "alternative")
-            ]
-            verdicts += grade_expectations(lesson, cases)
-            verdicts += notebook_verdicts(lesson, kit.notebook(lesson))
+        cases = [case for lesson in LESSONS.values() for case in expectations(kit, lesson)]
+        cases += [
+            as_notebook(case, Path(scratch))
+            for case in cases
+            if case.kind in ("reference", "alternative")
+        ]
+        verdicts = grade_expectations(kit, cases)
+    # After grading: grading forks processes, which must not happen while threads run.
+    with ThreadPoolExecutor(max_workers=len(LESSONS)) as pool:
+        verdicts += pool.map(
+            lambda lesson: notebook_verdict(lesson, kit.notebook(lesson)), LESSONS.values()
+        )
+    order = {lesson: number for number, lesson in enumerate(LESSONS)}
+    verdicts.sort(key=lambda verdict: order[verdict.expectation.lesson.id])
     sys.stdout.write(validation_table(verdicts))
     return 0 if all(v.ok for v in verdicts) else 1
