@@ -14,15 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import ipykernel  # noqa: F401  (the python3 kernel the notebooks run on; a test extra)
+import nbclient
 import nbformat
 import pytest
 from nbformat.notebooknode import NotebookNode
 
 from chunklab.authoring.submission_notebook import submission_notebook
 from tests.conftest import KIT_ROOT, LESSON_IDS
-
-nbclient = pytest.importorskip("nbclient")
-pytest.importorskip("ipykernel")
 
 SCORE_LINE = re.compile(r"^(\w+) self-check: ([\d.]+) of ([\d.]+) points", re.MULTILINE)
 KERNEL_TIMEOUT_S = 120

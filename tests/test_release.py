@@ -147,7 +147,6 @@ def test_an_earlier_release_is_replaced(chunklab, tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["bundle"]
 
 
-@pytest.mark.skipif(os.environ.get("CHUNKLAB_SLOW") != "1", reason="set CHUNKLAB_SLOW=1 to run")
 def test_pip_installs_the_bundle(bundle: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(
