@@ -205,10 +205,13 @@ def test_memory_hog_fails_its_call(sandboxed):
 def test_print_flood_is_cut(chunklab, tmp_path):
     flood = (
         "import sys\n"
+        "flooded = []\n"
         "def chunk(text, size, overlap):\n"
-        "    line = 'x' * (1024 * 1024)\n"
-        "    for _ in range(200):\n"
-        "        sys.stdout.write(line)\n"
+        "    if not flooded:\n"
+        "        flooded.append(True)\n"
+        "        block = b'x' * (1024 * 1024)\n"
+        "        for _ in range(200):\n"
+        "            sys.stdout.buffer.write(block)\n"
         "    return []\n"
     )
     report = graded(
@@ -350,3 +353,20 @@ def test_a_crash_in_a_call_replaces_the_worker(sandboxed):
     with pytest.raises(WorkerCrashed):
         proxy.crash()
     assert proxy.fine() == "still here"
+
+
+def test_printed_output_is_kept_up_to_the_limit_only(zygote):
+    source = (
+        "import sys\n"
+        "def flood():\n"
+        "    block = b'y' * (1024 * 1024)\n"
+        "    for _ in range(200):\n"
+        "        sys.stdout.buffer.write(block)\n"
+        "    return 'done'\n"
+    )
+    backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), LIMITS)
+    backend.load()
+    assert SubmissionProxy(backend).flood() == "done"
+    printed = backend.close()
+    assert printed == "y" * (LIMITS.output_kb * 1024)
+    assert backend.output_was_cut
