@@ -82,7 +82,7 @@ def test_no_reference_solution_file_by_name_or_content(bundle: Path) -> None:
 
 
 def test_no_hidden_test_file(bundle: Path) -> None:
-    assert not [p for p in bundle_files(bundle) if p.name.startswith("test_hidden")]
+    assert not [p for p in bundle_files(bundle) if p.name.startswith(("test_hidden", "hidden_"))]
     hidden = {p.read_bytes() for p in SUITES.rglob("test_hidden*.py")}
     assert not [p for p in bundle_files(bundle) if p.read_bytes() in hidden]
 

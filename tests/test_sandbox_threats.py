@@ -370,3 +370,19 @@ def test_printed_output_is_kept_up_to_the_limit_only(zygote):
     printed = backend.close()
     assert printed == "y" * (LIMITS.output_kb * 1024)
     assert backend.output_was_cut
+
+
+def test_files_are_limited_in_size(sandboxed, needs_namespaces):
+    proxy = sandboxed(
+        "def write(megabytes):\n"
+        "    try:\n"
+        "        with open('big.bin', 'wb') as handle:\n"
+        "            for _ in range(megabytes):\n"
+        "                handle.write(b'z' * 1024 * 1024)\n"
+        "    except OSError as error:\n"
+        "        return type(error).__name__ + ': ' + str(error.errno)\n"
+        "    return 'written'\n"
+    )
+    assert proxy.write(1) == "written"
+    # Past the file size limit the write fails (EFBIG), it does not fill the disk.
+    assert proxy.write(LIMITS.file_size_mb + 8) == "OSError: 27"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -12,6 +13,12 @@ from chunklab.lessons import Lesson
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SUITES_DIR = PACKAGE_DIR / "suites"
+
+
+def cache_dir() -> Path:
+    """Where chunklab keeps what it can compute again: drawn inputs, Hypothesis's caches."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "chunklab"
 
 
 def suite_dir(lesson: Lesson) -> Path:

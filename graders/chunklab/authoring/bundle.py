@@ -21,7 +21,7 @@ from chunklab.lessons import LESSONS
 MARKER_FILE = ".chunklab-release"
 README_TEMPLATE = Path(__file__).resolve().parent / "student_readme.md"
 # Files of the package that never go to students, and clutter that is not the kit's.
-LEFT_OUT = ("test_hidden*.py", "__pycache__", "*.pyc", "*.egg-info", ".pytest_cache")
+LEFT_OUT = ("test_hidden*.py", "hidden_*.py", "__pycache__", "*.pyc", "*.egg-info", ".pytest_cache")
 NOTEBOOK_EXTRA = ("jupyterlab>=4", "ipykernel>=6.25")
 
 PYPROJECT = Template("""\

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -89,14 +87,6 @@ def pytest_arguments(lesson: Lesson, *extra: str) -> list[str]:
     ]
 
 
-def keep_hypothesis_files_out_of_the_way() -> None:
-    """Hypothesis keeps caches in `./.hypothesis`; grading must not litter the class folder."""
-    from hypothesis.configuration import set_hypothesis_home_dir
-
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    set_hypothesis_home_dir(cache / "chunklab" / "hypothesis")
-
-
 def run_suites(
     lesson: Lesson,
     entries: Sequence[SuiteEntry],
@@ -105,7 +95,6 @@ def run_suites(
     visible_only: bool = False,
 ) -> SuiteRun:
     """Run the lesson's grader tests against every entry, in one pytest session."""
-    keep_hypothesis_files_out_of_the_way()
     grading = GradingPlugin(entries, reference=reference, visible_only=visible_only)
     report = JSONReport()
     # pytest writes a few lines of its own; keep them off stdout, which carries JSON Lines.

@@ -8,16 +8,37 @@ repeat it. Values are compared by type as well as by value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import contextlib
+import hashlib
+import importlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any, NoReturn
 
+import pytest
+
+from chunklab.kit import cache_dir
 from chunklab.running.call_errors import NOT_THE_SUBMISSIONS_ANSWER
 
 MAX_SHOWN = 240
 
 
-class RuleBroken(AssertionError):
-    """A grader check failed; the message is written for the student."""
+class RuleBroken(pytest.fail.Exception):
+    """A grader check failed; the message is written for the student.
+
+    A pytest failure without a traceback: the message is all the report needs,
+    and pytest skips rendering a long traceback for every failed check.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, pytrace=False)
+
+    def __str__(self) -> str:
+        return self.msg
 
 
 def shorten(value: Any, limit: int = MAX_SHOWN) -> str:
@@ -118,28 +139,63 @@ def type_note(actual: Any, expected: Any) -> str:
 
 
 class DrawnCases:
-    """Inputs drawn from a Hypothesis strategy once per grading process, the same every time.
+    """Inputs drawn from a Hypothesis strategy, the same ones every time.
 
     Every submission meets exactly the same random inputs, so a grade never
-    depends on luck and grading the same code twice gives the same score; and
-    Hypothesis's engine runs once per process rather than once per submission,
-    which keeps grading a class fast. The draw is seeded (derandomized) and
-    happens on first use, so importing a suite costs nothing.
+    depends on luck and grading the same code twice gives the same score. The
+    draw is seeded (derandomized) and happens once: its result is kept in the
+    kit's cache folder, keyed by the strategy's source and Hypothesis's
+    version, so grading a class runs Hypothesis's engine once, not once per
+    submission, and a warm grading run does not even import Hypothesis.
+
+    `strategy` names a function that returns the strategy: "module:function".
+    Cases are tuples of strings, numbers and tuples.
     """
 
-    def __init__(self, strategy: Any, count: int) -> None:
+    def __init__(self, strategy: str, count: int) -> None:
         self.strategy = strategy
         self.count = count
         self._cases: list[Any] | None = None
 
-    def __iter__(self):  # -> Iterator[Any]
+    def __iter__(self) -> Iterator[Any]:
         if self._cases is None:
-            self._cases = draw_cases(self.strategy, self.count)
+            self._cases = cached_cases(self.strategy, self.count)
         return iter(self._cases)
+
+
+def cached_cases(strategy: str, count: int) -> list[Any]:
+    module, _, function = strategy.partition(":")
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise LookupError(f"no module {module} for the drawn cases {strategy}")
+    source = Path(spec.origin).read_bytes()
+    version = importlib.metadata.version("hypothesis")
+    key = hashlib.sha256(source + f"|{function}|{count}|{version}".encode()).hexdigest()[:32]
+    path = cache_dir() / "cases" / f"{key}.json"
+    try:
+        return as_tuples(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        pass
+    cases = draw_cases(getattr(importlib.import_module(module), function)(), count)
+    with contextlib.suppress(OSError):  # a read-only cache only costs time
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(cases), encoding="utf-8")
+        os.replace(temporary, path)
+    return cases
+
+
+def as_tuples(value: Any) -> Any:
+    """JSON turns tuples into lists; the cases are tuples again."""
+    return tuple(as_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def draw_cases(strategy: Any, count: int) -> list[Any]:
     from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    # Hypothesis keeps caches in `./.hypothesis`; grading must not litter the class folder.
+    set_hypothesis_home_dir(cache_dir() / "hypothesis")
 
     drawn: list[Any] = []
 
@@ -156,7 +212,7 @@ def draw_cases(strategy: Any, count: int) -> list[Any]:
         drawn.append(case)
 
     collect()
-    return drawn
+    return [as_tuples(list(case)) if isinstance(case, tuple) else case for case in drawn]
 
 
 def expect_for_all(

@@ -3,7 +3,6 @@
 from itertools import pairwise
 
 import pytest
-from hypothesis import strategies as st
 
 from chunklab.suites.checks import (
     DrawnCases,
@@ -127,32 +126,9 @@ def test_invalid_settings_raise_even_for_a_short_text(submission):
     expect_raises(submission.chunk, ("a", 0, 0), ValueError)
 
 
-# Random texts for the property checks: runs of whitespace, tabs, line breaks and
-# any printable or unprintable unicode character.
-CHARACTERS = st.one_of(st.sampled_from(" \t\n\r"), st.characters(codec="utf-8"))
-TEXTS = st.text(CHARACTERS, max_size=60)
-
-
-@st.composite
-def valid_calls(draw) -> tuple[str, int, int]:
-    size = draw(st.integers(1, 12))
-    overlap = draw(st.integers(0, size - 1))
-    return draw(TEXTS), size, overlap
-
-
-@st.composite
-def invalid_calls(draw) -> tuple[str, int, int]:
-    text = draw(st.text(CHARACTERS, min_size=1, max_size=20))
-    size = draw(st.integers(-5, 10))
-    if size <= 0:
-        overlap = draw(st.integers(-3, 5))
-    else:
-        overlap = draw(st.one_of(st.integers(-5, -1), st.integers(size, size + 5)))
-    return text, size, overlap
-
-
-VALID_RANDOM_CALLS = DrawnCases(valid_calls(), 30)
-INVALID_RANDOM_CALLS = DrawnCases(invalid_calls(), 15)
+INPUTS = "chunklab.suites.char_chunk.hidden_inputs"
+VALID_RANDOM_CALLS = DrawnCases(f"{INPUTS}:valid_calls", 30)
+INVALID_RANDOM_CALLS = DrawnCases(f"{INPUTS}:invalid_calls", 15)
 
 
 @pytest.mark.rule(

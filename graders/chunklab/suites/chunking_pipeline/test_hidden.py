@@ -6,7 +6,6 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import strategies as st
 
 from chunklab.suites.checks import (
     DrawnCases,
@@ -241,29 +240,9 @@ def test_batch_counts_index_per_document(submission):
 
 # --- Properties on random texts -----------------------------------------------------------
 
-WORD = st.text(alphabet="abcdeéßñ中文🙂XYZ", min_size=1, max_size=7)
-LONG_WORD = st.text(alphabet="xyzé", min_size=12, max_size=40)
-GAP = st.text(alphabet=" \t\n\r\u00a0\u2003", min_size=1, max_size=3)
-MARK = st.sampled_from([".", "!", "?", "...", "?!", "3.14"])
-PIECE = st.one_of(
-    st.tuples(WORD, GAP).map("".join),
-    st.tuples(WORD, MARK, GAP).map("".join),
-    WORD,
-    LONG_WORD,
-    GAP,
-    MARK,
-)
-TEXTS = st.lists(PIECE, min_size=10, max_size=30).map("".join)
-
-
-@st.composite
-def settings_for(draw: st.DrawFn) -> tuple[int, int]:
-    chunk_size = draw(st.integers(min_value=4, max_value=60))
-    return chunk_size, draw(st.integers(min_value=0, max_value=chunk_size - 1))
-
-
-RANDOM_TEXTS = DrawnCases(st.tuples(TEXTS, settings_for()), 24)
-RANDOM_DROPS = DrawnCases(st.tuples(TEXTS, settings_for(), st.integers(1, 40)), 16)
+INPUTS = "chunklab.suites.chunking_pipeline.hidden_inputs"
+RANDOM_TEXTS = DrawnCases(f"{INPUTS}:texts_and_settings", 24)
+RANDOM_DROPS = DrawnCases(f"{INPUTS}:texts_settings_and_least", 16)
 
 
 @pytest.mark.rule(

@@ -3,7 +3,6 @@
 from itertools import pairwise
 
 import pytest
-from hypothesis import strategies as st
 
 from chunklab.suites.checks import (
     DrawnCases,
@@ -117,31 +116,7 @@ def test_neighbours_share_overlap_words(submission):
             )
 
 
-# Random texts: words of letters, digits, punctuation and any non-space unicode,
-# some long, some repeated, separated by runs of spaces, tabs and line breaks.
-NON_SPACE = st.characters(codec="utf-8", exclude_categories=("Zs", "Zl", "Zp", "Cc")).filter(
-    lambda c: not c.isspace()
-)
-WORDS = st.one_of(
-    st.sampled_from(["the", "cat", "RAG", "Hello,", "end.", "état", "x"]),
-    st.text(NON_SPACE, min_size=1, max_size=30),
-)
-GAPS = st.text(st.sampled_from(" \t\n\r"), min_size=1, max_size=4)
-ENDS = st.text(st.sampled_from(" \t\n\r"), max_size=3)
-
-
-@st.composite
-def valid_calls(draw) -> tuple[str, int, int]:
-    words = draw(st.lists(WORDS, max_size=16))
-    text = draw(ENDS)
-    for i, word in enumerate(words):
-        text += word + (draw(GAPS) if i < len(words) - 1 else draw(ENDS))
-    size = draw(st.integers(1, 8))
-    overlap = draw(st.integers(0, size - 1))
-    return text, size, overlap
-
-
-RANDOM_CALLS = DrawnCases(valid_calls(), 30)
+RANDOM_CALLS = DrawnCases("chunklab.suites.word_chunk.hidden_inputs:valid_calls", 30)
 
 
 @pytest.mark.rule(

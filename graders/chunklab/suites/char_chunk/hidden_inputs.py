@@ -1,0 +1,37 @@
+"""Random inputs for the hidden property checks of char_chunk, as Hypothesis strategies.
+
+Read only when the drawn inputs are not cached yet (see `DrawnCases`).
+"""
+
+from hypothesis import strategies as st
+
+# Random texts for the property checks: runs of whitespace, tabs, line breaks and
+# any printable or unprintable unicode character.
+CHARACTERS = st.one_of(st.sampled_from(" \t\n\r"), st.characters(codec="utf-8"))
+TEXTS = st.text(CHARACTERS, max_size=60)
+
+
+@st.composite
+def valid_call(draw) -> tuple[str, int, int]:
+    size = draw(st.integers(1, 12))
+    overlap = draw(st.integers(0, size - 1))
+    return draw(TEXTS), size, overlap
+
+
+@st.composite
+def invalid_call(draw) -> tuple[str, int, int]:
+    text = draw(st.text(CHARACTERS, min_size=1, max_size=20))
+    size = draw(st.integers(-5, 10))
+    if size <= 0:
+        overlap = draw(st.integers(-3, 5))
+    else:
+        overlap = draw(st.one_of(st.integers(-5, -1), st.integers(size, size + 5)))
+    return text, size, overlap
+
+
+def valid_calls():  # -> SearchStrategy[tuple[str, int, int]]
+    return valid_call()
+
+
+def invalid_calls():  # -> SearchStrategy[tuple[str, int, int]]
+    return invalid_call()
