@@ -105,22 +105,18 @@ def judge(expectation: Expectation, report: dict[str, Any]) -> Verdict:
 
 def notebook_problem(path: Path, timeout: float = 120) -> str:
     """Run a notebook on a real Jupyter kernel; what went wrong, or "" when it ran."""
-    try:
-        import nbclient
-        import nbformat
-    except ImportError:
-        return "nbclient is not installed (pip install -e '.[test]')"
+    import nbformat
+    from nbconvert.preprocessors import CellExecutionError, ExecutePreprocessor
+
     notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(
-        notebook,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    )
+    runner = ExecutePreprocessor(timeout=timeout, kernel_name="python3")
     try:
-        client.execute()
-    except nbclient.exceptions.CellExecutionError as error:
+        runner.preprocess(notebook, {"metadata": {"path": str(path.parent)}})
+    except CellExecutionError as error:
         return f"a cell failed: {str(error).strip().splitlines()[-1]}"
-    except Exception as error:  # no kernel installed, kernel died
-        return f"the notebook could not run: {type(error).__name__}: {error}"
+    except Exception as error:  # no kernel installed, a kernel that died
+        return (
+            f"the notebook could not run ({type(error).__name__}: {error}); "
+            "a Jupyter kernel comes with `pip install -e '.[test]'`"
+        )
     return ""

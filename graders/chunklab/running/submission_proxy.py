@@ -41,10 +41,14 @@ class NotPlainData:
 
 
 def decode(value: Any) -> Any:
-    if isinstance(value, list):
+    kind = type(value)
+    if kind is list:
+        # The common answer, a list of strings, needs no work.
+        if all(type(item) is str for item in value):
+            return value
         return [decode(item) for item in value]
-    if isinstance(value, dict):
-        if set(value) == {"$unplain", "repr"}:
+    if kind is dict:
+        if len(value) == 2 and "$unplain" in value and "repr" in value:
             return NotPlainData(str(value["$unplain"]), str(value["repr"]))
         return {key: decode(item) for key, item in value.items()}
     return value
