@@ -38,8 +38,13 @@ class ChunkingPipeline:
         if metadata is None:
             metadata = {}
         return [
-            {"doc_id": doc["id"], "chunk_index": i, "text": body[s:e], "char_start": s,
-             "metadata": metadata}
+            {
+                "doc_id": doc["id"],
+                "chunk_index": i,
+                "text": body[s:e],
+                "char_start": s,
+                "metadata": metadata,
+            }
             for i, (s, e) in enumerate(self._spans(body))
         ]
 

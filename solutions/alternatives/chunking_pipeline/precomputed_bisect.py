@@ -29,8 +29,11 @@ class Cuts:
 
 class ChunkingPipeline:
     def __init__(self, chunk_size: int = 500, overlap: int = 50, min_chunk_size: int = 100) -> None:
-        for name, value in (("chunk_size", chunk_size - 1), ("overlap", overlap),
-                            ("min_chunk_size", min_chunk_size)):
+        for name, value in (
+            ("chunk_size", chunk_size - 1),
+            ("overlap", overlap),
+            ("min_chunk_size", min_chunk_size),
+        ):
             if value < 0:
                 raise ValueError(f"{name} is too small")
         if overlap >= chunk_size:
@@ -67,8 +70,13 @@ class ChunkingPipeline:
         body = doc.get("body") or ""
         metadata = doc.get("metadata") or {}
         return [
-            {"doc_id": doc["id"], "chunk_index": index, "text": body[s:e], "char_start": s,
-             "metadata": copy.deepcopy(metadata)}
+            {
+                "doc_id": doc["id"],
+                "chunk_index": index,
+                "text": body[s:e],
+                "char_start": s,
+                "metadata": copy.deepcopy(metadata),
+            }
             for index, (s, e) in enumerate(self.spans(body))
         ]
 

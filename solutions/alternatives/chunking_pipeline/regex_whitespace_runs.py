@@ -35,13 +35,15 @@ class ChunkingPipeline:
         metadata = doc.get("metadata")
         chunks = []
         for index, (start, piece) in enumerate(self._pieces(body)):
-            chunks.append({
-                "doc_id": doc["id"],
-                "chunk_index": index,
-                "text": piece,
-                "char_start": start,
-                "metadata": dict(metadata) if metadata else {},
-            })
+            chunks.append(
+                {
+                    "doc_id": doc["id"],
+                    "chunk_index": index,
+                    "text": piece,
+                    "char_start": start,
+                    "metadata": dict(metadata) if metadata else {},
+                }
+            )
         return chunks
 
     def process_batch(self, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
