@@ -96,6 +96,32 @@ class GradingPlugin:
         if proxy is not None:
             proxy.begin_test()
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo
+    ) -> pytest.TestReport | None:
+        """A broken rule's report carries its message, without pytest's traceback rendering.
+
+        The feedback comes from the exception (see `classify_failure`); rendering
+        a long traceback for every failed check would cost more than the check.
+        """
+        if call.when != "call" or call.excinfo is None or not call.excinfo.errisinstance(
+            RuleBroken
+        ):
+            return None
+        return pytest.TestReport(
+            item.nodeid,
+            item.location,
+            {},
+            "failed",
+            str(call.excinfo.value),
+            call.when,
+            duration=call.duration,
+            start=call.start,
+            stop=call.stop,
+            user_properties=item.user_properties,
+        )
+
     @pytest.hookimpl(optionalhook=True)
     def pytest_json_runtest_metadata(self, item: pytest.Item, call: pytest.CallInfo) -> dict:
         data: dict[str, Any] = {}
