@@ -15,6 +15,13 @@ from chunklab.reading.python_file import decode_text
 from chunklab.reading.source import KIT_CELL_TAG, NOTEBOOK_METADATA_KEY, CodeCell
 
 
+def preload_for(paths: list[Path]) -> None:
+    """Import nbformat now when notebooks are coming: grading processes forked later
+    then start with it, instead of each importing it on its own."""
+    if any(path.suffix == ".ipynb" or path.is_dir() for path in paths):
+        import nbformat  # noqa: F401
+
+
 def load_notebook(path: Path, raw: bytes) -> Any:
     import nbformat  # slow to import; only notebooks need it
 

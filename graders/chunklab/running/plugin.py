@@ -105,8 +105,10 @@ class GradingPlugin:
         The feedback comes from the exception (see `classify_failure`); rendering
         a long traceback for every failed check would cost more than the check.
         """
-        if call.when != "call" or call.excinfo is None or not call.excinfo.errisinstance(
-            RuleBroken
+        if (
+            call.when != "call"
+            or call.excinfo is None
+            or not call.excinfo.errisinstance(RuleBroken)
         ):
             return None
         return pytest.TestReport(
