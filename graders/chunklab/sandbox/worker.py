@@ -62,6 +62,11 @@ class WorkerProcess:
         self.output.start()
         self.buffer = b""
         self.alive = True
+        # Made once: a call waits on these twice, and a class makes thousands of calls.
+        self.writable = select.poll()
+        self.writable.register(requests, select.POLLOUT)
+        self.readable = select.poll()
+        self.readable.register(answers, select.POLLIN)
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send one request; its answer, or `CallTimedOut` / `WorkerCrashed`."""
@@ -72,7 +77,7 @@ class WorkerProcess:
     def _write(self, data: bytes, deadline: float, timeout: float) -> None:
         view = memoryview(data)
         while view:
-            self._wait(select.POLLOUT, self.requests, deadline, timeout)
+            self._wait(self.writable, deadline, timeout)
             try:
                 written = os.write(self.requests, view[:65536])
             except (BrokenPipeError, OSError):
@@ -82,7 +87,7 @@ class WorkerProcess:
 
     def _read_line(self, deadline: float, timeout: float) -> bytes:
         while b"\n" not in self.buffer:
-            self._wait(select.POLLIN, self.answers, deadline, timeout)
+            self._wait(self.readable, deadline, timeout)
             chunk = os.read(self.answers, 1 << 20)
             if not chunk:
                 self.kill()
@@ -96,9 +101,7 @@ class WorkerProcess:
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line
 
-    def _wait(self, event: int, fd: int, deadline: float, timeout: float) -> None:
-        poller = select.poll()
-        poller.register(fd, event)
+    def _wait(self, poller: select.poll, deadline: float, timeout: float) -> None:
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not poller.poll(remaining * 1000):
             self.kill()
