@@ -20,28 +20,36 @@ from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.scoring.outcomes import outcomes_by_submission
 from chunklab.scoring.report import TestOutcome
 
+# Built-in plugins a grading run has no use for: each one costs time at every test or
+# at every session's end, and a grading session runs thousands of tests.
+UNUSED_PLUGINS = (
+    "cacheprovider",
+    "stepwise",
+    "unraisableexception",
+    "threadexception",
+    "faulthandler",
+    "doctest",
+    "junitxml",
+    "pastebin",
+    "logging",
+    "warnings",
+    "debugging",
+    "setuponly",
+    "setupplan",
+    "unittest",
+    "subtests",
+    "tmpdir",
+    "monkeypatch",
+    "recwarn",
+)
+
 PYTEST_ARGS = (
+    # Only the plugins named here: whatever else is installed (pytest-randomly, coverage,
+    # Hypothesis's own plugin) must neither reorder, slow down nor change a grading run.
+    "--disable-plugin-autoload",
     "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:stepwise",
-    # Plugins a grading run has no use for; some cost time at every session's end.
-    "-p",
-    "no:unraisableexception",
-    "-p",
-    "no:threadexception",
-    "-p",
-    "no:faulthandler",
-    "-p",
-    "no:doctest",
-    "-p",
-    "no:junitxml",
-    "-p",
-    "no:pastebin",
-    "-p",
-    "no:logging",
-    "-p",
-    "no:warnings",
+    "pytest_jsonreport.plugin",
+    *(arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")),
     "-q",
     "--tb=no",
     "--no-header",
