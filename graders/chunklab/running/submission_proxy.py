@@ -54,6 +54,11 @@ def decode(value: Any) -> Any:
     return value
 
 
+def answer_value(answer: dict[str, Any]) -> Any:
+    """The value a call returned; only a tagged answer holds stand-ins to decode."""
+    return decode(answer["ok"]) if answer.get("tagged") else answer["ok"]
+
+
 def exception_from(raised: dict[str, Any]) -> Exception:
     name, message = str(raised["type"]), str(raised["message"])
     builtin = getattr(builtins, str(raised.get("builtin", "")), None)
@@ -117,7 +122,7 @@ class FunctionProxy:
         answer = self._proxy._send(
             {"op": "call", "name": self.__name__, "args": list(args), "kwargs": kwargs}
         )
-        return decode(answer["ok"])
+        return answer_value(answer)
 
 
 class ClassProxy:
@@ -164,4 +169,4 @@ class MethodProxy:
                 "kwargs": kwargs,
             }
         )
-        return decode(answer["ok"])
+        return answer_value(answer)

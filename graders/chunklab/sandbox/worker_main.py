@@ -33,6 +33,22 @@ def safe_repr(value):
     return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
 
 
+def is_plain(value, depth=0):
+    """True when JSON carries `value` exactly: the common answer needs no copy and no tags."""
+    kind = type(value)
+    if kind in PLAIN_SCALARS:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if depth > MAX_DEPTH:
+        return False
+    if kind is list:
+        return all(is_plain(item, depth + 1) for item in value)
+    if kind is dict:
+        return all(type(key) is str and is_plain(item, depth + 1) for key, item in value.items())
+    return False
+
+
 def encode(value, depth=0):
     """Plain data as JSON; anything else as a tagged description, never as itself."""
     kind = type(value)
@@ -137,13 +153,19 @@ class Session:
                 handle = len(self.handles) + 1
                 self.handles[handle] = result
                 answer["handle"] = handle
+            elif is_plain(result):
+                answer["ok"] = result
             else:
-                answer["ok"] = encode(result)
+                # The grader decodes only answers that hold stand-ins for non-plain values.
+                answer["ok"], answer["tagged"] = encode(result), True
         except BaseException as exc:  # the submission's exception is an answer, not a crash
             answer = {"raised": describe_exception(exc)}
         if mutable:
-            after = encode([args, kwargs])
-            if json.dumps(after, sort_keys=True) != before:
+            after = [args, kwargs]
+            # Arguments that are no longer plain data were changed, since they came as JSON.
+            if not is_plain(after):
+                answer["args_after"] = encode(after)
+            elif json.dumps(after, sort_keys=True) != before:
                 answer["args_after"] = after
         return answer
 
