@@ -11,6 +11,7 @@ by name and are raised again here as the builtin type they derive from, so
 from __future__ import annotations
 
 import builtins
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -74,22 +75,72 @@ def describe_call(message: dict[str, Any]) -> str:
     return f"{message['name']}({', '.join(shown)})"
 
 
+def call_message(
+    op: str, name: str, args: tuple, kwargs: dict[str, Any], handle: int | None = None
+) -> dict[str, Any]:
+    message = {"op": op, "name": name, "args": list(args), "kwargs": kwargs}
+    if handle is not None:
+        message["handle"] = handle
+    return message
+
+
 class SubmissionProxy:
     """The lesson's function or class, as grader tests see it."""
 
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
         self.last_arguments: list[Any] | None = None
+        self._handles_made = 0
+        # Answers to calls sent ahead (see `ahead`), waiting for the test to make them.
+        self._answered: deque[tuple[dict[str, Any], dict[str, Any] | Exception]] = deque()
 
     def begin_test(self) -> None:
         """A new grader test starts: a backend may forget an earlier test's timeout."""
+        self._answered.clear()
         begin = getattr(self._backend, "begin_test", None)
         if begin is not None:
             begin()
 
+    def ahead(self) -> CallsAhead:
+        """Calls the test is about to make, sent together: `with submission.ahead() as later:`.
+
+        Inside the block, `later` takes the same calls as the proxy (functions,
+        classes, methods of the objects it returns) and only notes them; at the
+        end of the block they go to the submission in one message. When the test
+        then makes those calls, in that order, their answers are already here.
+        A call that differs is sent as usual, so sending ahead changes how fast a
+        test runs, never what it finds.
+        """
+        return CallsAhead(self)
+
+    def _new_handle(self) -> int:
+        self._handles_made += 1
+        return self._handles_made
+
+    def _send_ahead(self, messages: list[dict[str, Any]]) -> None:
+        request_many = getattr(self._backend, "request_many", None)
+        if request_many is None or not messages:
+            return
+        try:
+            outcomes = request_many(messages)
+        except (CallTimedOut, WorkerCrashed):
+            return  # the calls themselves will meet the same error, with their input named
+        # Fewer outcomes than messages when a call timed out or ended the worker.
+        self._answered = deque(zip(messages, outcomes, strict=False))
+
+    def _answer(self, message: dict[str, Any]) -> dict[str, Any]:
+        if self._answered:
+            sent, outcome = self._answered.popleft()
+            if sent == message:
+                if isinstance(outcome, Exception):
+                    raise outcome
+                return outcome
+            self._answered.clear()
+        return self._backend.request(message)
+
     def _send(self, message: dict[str, Any]) -> dict[str, Any]:
         try:
-            answer = self._backend.request(message)
+            answer = self._answer(message)
         except (CallTimedOut, WorkerCrashed) as exc:
             raise type(exc)(f"Input: {describe_call(message)}\n{exc}") from None
         after = answer.get("args_after")
@@ -119,9 +170,7 @@ class FunctionProxy:
         self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        answer = self._proxy._send(
-            {"op": "call", "name": self.__name__, "args": list(args), "kwargs": kwargs}
-        )
+        answer = self._proxy._send(call_message("call", self.__name__, args, kwargs))
         return answer_value(answer)
 
 
@@ -131,10 +180,9 @@ class ClassProxy:
         self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> InstanceProxy:
-        answer = self._proxy._send(
-            {"op": "new", "name": self.__name__, "args": list(args), "kwargs": kwargs}
-        )
-        return InstanceProxy(self._proxy, int(answer["handle"]), self.__name__)
+        handle = self._proxy._new_handle()
+        self._proxy._send(call_message("new", self.__name__, args, kwargs, handle))
+        return InstanceProxy(self._proxy, handle, self.__name__)
 
 
 class InstanceProxy:
@@ -160,13 +208,54 @@ class MethodProxy:
         self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        answer = self._instance._proxy._send(
-            {
-                "op": "method",
-                "handle": self._instance._handle,
-                "name": self.__name__,
-                "args": list(args),
-                "kwargs": kwargs,
-            }
-        )
-        return answer_value(answer)
+        message = call_message("method", self.__name__, args, kwargs, self._instance._handle)
+        return answer_value(self._instance._proxy._send(message))
+
+
+class CallsAhead:
+    """Notes calls as the proxy would make them; sends them all when the block ends."""
+
+    def __init__(self, proxy: SubmissionProxy) -> None:
+        self._proxy = proxy
+        self._messages: list[dict[str, Any]] = []
+        # The numbers the proxy will give the objects the test creates, in order.
+        self._handles_made = proxy._handles_made
+
+    def __enter__(self) -> CallsAhead:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if exc_info[0] is None:
+            self._proxy._send_ahead(self._messages)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def note(*args: Any, **kwargs: Any) -> Any:
+            if not name[:1].isupper():
+                self._messages.append(call_message("call", name, args, kwargs))
+                return None
+            self._handles_made += 1
+            handle = self._handles_made
+            self._messages.append(call_message("new", name, args, kwargs, handle))
+            return NotedInstance(self, handle)
+
+        return note
+
+
+class NotedInstance:
+    """An object the test will create, as `CallsAhead` knows it: its methods are noted."""
+
+    def __init__(self, calls: CallsAhead, handle: int) -> None:
+        self._calls = calls
+        self._handle = handle
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def note(*args: Any, **kwargs: Any) -> None:
+            self._calls._messages.append(call_message("method", name, args, kwargs, self._handle))
+
+        return note

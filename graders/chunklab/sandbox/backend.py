@@ -58,27 +58,67 @@ class SandboxBackend:
         self.timed_out_in_test = False
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        remaining = self.limits.submission_seconds - self.spent
-        if remaining <= 0:
-            raise CallTimedOut(
-                f"The time for your whole submission ({self.limits.submission_seconds:g} s) "
-                "ran out before this check."
-            )
+        worker = self._ready_worker()
+        started = time.monotonic()
+        try:
+            return worker.request(message, self._call_seconds())
+        except CallTimedOut:
+            self.timed_out_in_test = True
+            raise
+        finally:
+            self._spend(worker, started)
+
+    def request_many(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
+        """Several calls sent at once, each with its own time limit.
+
+        The outcomes come in order: an answer for each call, up to a call that
+        timed out or ended the worker, whose error is the last outcome.
+        """
+        worker = self._ready_worker()
+        outcomes: list[dict[str, Any] | Exception] = []
+        started = time.monotonic()
+        try:
+            worker.send({"op": "calls", "calls": messages}, self._call_seconds())
+            for _ in messages:
+                if self.limits.submission_seconds <= self.spent + time.monotonic() - started:
+                    worker.kill()  # still busy with calls no one will wait for
+                    outcomes.append(self._budget_spent())
+                    break
+                outcomes.append(worker.answer(self._call_seconds(time.monotonic() - started)))
+        except CallTimedOut as error:
+            self.timed_out_in_test = True
+            outcomes.append(error)
+        except WorkerCrashed as error:
+            outcomes.append(error)
+        finally:
+            self._spend(worker, started)
+        return outcomes
+
+    def _ready_worker(self) -> WorkerProcess:
+        if self.spent >= self.limits.submission_seconds:
+            raise self._budget_spent()
         if self.timed_out_in_test:
             raise CallTimedOut("An earlier call in this check did not finish in time.")
         if self.worker is None or not self.worker.alive:
             self._replace_worker()
         assert self.worker is not None
-        started = time.monotonic()
-        try:
-            return self.worker.request(message, min(self.limits.call_seconds, remaining))
-        except CallTimedOut:
-            self.timed_out_in_test = True
-            raise
-        finally:
-            self.spent += time.monotonic() - started
-            if self.worker is not None and not self.worker.alive:
-                self._note_output(self.worker)
+        return self.worker
+
+    def _budget_spent(self) -> CallTimedOut:
+        return CallTimedOut(
+            f"The time for your whole submission ({self.limits.submission_seconds:g} s) "
+            "ran out before this check."
+        )
+
+    def _call_seconds(self, spending: float = 0.0) -> float:
+        """One call's time limit, within what is left of the submission's time."""
+        remaining = self.limits.submission_seconds - self.spent - spending
+        return min(self.limits.call_seconds, remaining)
+
+    def _spend(self, worker: WorkerProcess, started: float) -> None:
+        self.spent += time.monotonic() - started
+        if not worker.alive:
+            self._note_output(worker)
 
     def _replace_worker(self) -> None:
         try:

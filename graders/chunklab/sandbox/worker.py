@@ -70,8 +70,16 @@ class WorkerProcess:
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send one request; its answer, or `CallTimedOut` / `WorkerCrashed`."""
+        self.send(message, timeout)
+        return self.answer(timeout)
+
+    def send(self, message: dict[str, Any], timeout: float) -> None:
         deadline = time.monotonic() + timeout
         self._write(json.dumps(message).encode() + b"\n", deadline, timeout)
+
+    def answer(self, timeout: float) -> dict[str, Any]:
+        """The next answer, if it comes within `timeout` seconds from now."""
+        deadline = time.monotonic() + timeout
         return json.loads(self._read_line(deadline, timeout))
 
     def _write(self, data: bytes, deadline: float, timeout: float) -> None:

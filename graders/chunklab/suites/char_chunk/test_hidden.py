@@ -12,6 +12,7 @@ from chunklab.suites.checks import (
     expect_raises,
     expect_result,
     result_of,
+    send_ahead,
     shorten,
 )
 
@@ -49,6 +50,7 @@ def chunks_of(fn, args: tuple) -> list[str]:
 )
 @pytest.mark.points(2)
 def test_neighbours_share_overlap_characters(submission):
+    send_ahead(submission, "chunk", VALID_CALLS)
     for text, size, overlap in VALID_CALLS:
         chunks = chunks_of(submission.chunk, (text, size, overlap))
         for k, (this, after) in enumerate(pairwise(chunks)):
@@ -69,6 +71,7 @@ def test_neighbours_share_overlap_characters(submission):
 )
 @pytest.mark.points(2)
 def test_chunks_rebuild_the_text_exactly(submission):
+    send_ahead(submission, "chunk", VALID_CALLS)
     for text, size, overlap in VALID_CALLS:
         chunks = chunks_of(submission.chunk, (text, size, overlap))
         rebuilt = chunks[0] + "".join(c[overlap:] for c in chunks[1:]) if chunks else ""
@@ -86,6 +89,7 @@ def test_chunks_rebuild_the_text_exactly(submission):
 @pytest.mark.rule("Every chunk except the last has exactly size characters.")
 @pytest.mark.points(2)
 def test_every_chunk_but_the_last_has_size_characters(submission):
+    send_ahead(submission, "chunk", VALID_CALLS)
     for text, size, overlap in VALID_CALLS:
         chunks = chunks_of(submission.chunk, (text, size, overlap))
         short = [c for c in chunks[:-1] if len(c) != size]
@@ -137,6 +141,7 @@ INVALID_RANDOM_CALLS = DrawnCases(f"{INPUTS}:invalid_calls", 15)
 )
 @pytest.mark.points(3)
 def test_random_texts_give_exactly_the_windows(submission, reference):
+    send_ahead(submission, "chunk", VALID_RANDOM_CALLS)
     expect_for_all(
         VALID_RANDOM_CALLS,
         lambda call: expect_result(submission.chunk, call, reference.chunk(*call)),
@@ -149,6 +154,7 @@ def test_random_texts_give_exactly_the_windows(submission, reference):
 )
 @pytest.mark.points(1)
 def test_random_invalid_settings_raise(submission):
+    send_ahead(submission, "chunk", INVALID_RANDOM_CALLS)
     expect_for_all(
         INVALID_RANDOM_CALLS, lambda call: expect_raises(submission.chunk, call, ValueError)
     )

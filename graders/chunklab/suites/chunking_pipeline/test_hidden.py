@@ -251,6 +251,11 @@ RANDOM_DROPS = DrawnCases(f"{INPUTS}:texts_settings_and_least", 16)
 )
 @pytest.mark.points(2)
 def test_random_texts_follow_cutting_rules(submission):
+    with submission.ahead() as later:
+        for text, (chunk_size, overlap) in RANDOM_TEXTS:
+            later.ChunkingPipeline(
+                chunk_size=chunk_size, overlap=overlap, min_chunk_size=0
+            ).chunk_text(text)
     expect_for_all(
         RANDOM_TEXTS,
         lambda case: check_cuts(keep_all(submission, *case[1]), case[0]),
@@ -266,6 +271,13 @@ def test_random_texts_follow_cutting_rules(submission):
 def test_dropping_keeps_positions(submission):
     # A fixed case with a short chunk in the middle, then the random ones.
     fixed = ("Hi. Everything is fine here. Ok. The rest follows on.", (20, 3), 5)
+    with submission.ahead() as later:
+        for body, (chunk_size, overlap), least in [fixed, *RANDOM_DROPS]:
+            doc = random_document(body)
+            for least_kept in (0, least):
+                later.ChunkingPipeline(
+                    chunk_size=chunk_size, overlap=overlap, min_chunk_size=least_kept
+                ).process_document(doc)
     expect_for_all(
         [fixed, *RANDOM_DROPS],
         lambda case: check_dropping(submission, *case),
@@ -275,7 +287,7 @@ def test_dropping_keeps_positions(submission):
 
 def check_dropping(submission: Any, body: str, sizes: tuple[int, int], least: int) -> None:
     chunk_size, overlap = sizes
-    doc = {"id": "random", "title": "Random", "body": body}
+    doc = random_document(body)
     every = keep_all(submission, chunk_size, overlap).process_document(doc)
     pipe = Pipeline(submission, chunk_size=chunk_size, overlap=overlap, min_chunk_size=least)
     kept = pipe.process_document(doc)
@@ -288,3 +300,7 @@ def check_dropping(submission: Any, body: str, sizes: tuple[int, int], least: in
         f"(text, char_start): {shorten(wanted)}",
         got=got,
     )
+
+
+def random_document(body: str) -> dict[str, str]:
+    return {"id": "random", "title": "Random", "body": body}

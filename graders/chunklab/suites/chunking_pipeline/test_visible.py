@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from chunklab.suites.checks import expect, expect_raises, fail, result_of, shorten
+from chunklab.suites.checks import Lazy, expect, expect_raises, fail, result_of, shorten
 
 pytestmark = pytest.mark.visibility("visible")
 
@@ -58,15 +58,19 @@ class Pipeline:
         self.chunk_size = settings.get("chunk_size", 500)
         self.overlap = settings.get("overlap", 50)
         self.min_chunk_size = settings.get("min_chunk_size", 100)
+        self.settings = settings
         self.instance = result_of(submission.ChunkingPipeline, **settings)
-        shown = ", ".join(f"{name}={value}" for name, value in settings.items())
-        self.label = f"ChunkingPipeline({shown})"
+
+    @property
+    def label(self) -> str:
+        shown = ", ".join(f"{name}={value}" for name, value in self.settings.items())
+        return f"ChunkingPipeline({shown})"
 
     def method(self, name: str) -> Callable[..., Any]:
         return named(getattr(self.instance, name), f"{self.label}.{name}")
 
-    def given(self, name: str, argument: Any) -> str:
-        return f"{self.label}.{name}({shorten(argument, 120)})"
+    def given(self, name: str, argument: Any) -> Lazy:
+        return Lazy(lambda: f"{self.label}.{name}({shorten(argument, 120)})")
 
     def chunk_text(self, text: str) -> list[str]:
         chunks = result_of(self.method("chunk_text"), text)
@@ -89,7 +93,7 @@ def keep_all(submission: Any, chunk_size: int, overlap: int) -> Pipeline:
     return Pipeline(submission, chunk_size=chunk_size, overlap=overlap, min_chunk_size=0)
 
 
-def expect_str_list(value: Any, given: str) -> None:
+def expect_str_list(value: Any, given: str | Lazy) -> None:
     # Feedback is built only on failure: these run on every answer of every test.
     if not isinstance(value, list):
         fail(given=given, expected="a list of str", got=plain(value))
@@ -98,7 +102,7 @@ def expect_str_list(value: Any, given: str) -> None:
             fail(given=given, expected=f"chunk {k} to be a str", got=plain(chunk))
 
 
-def expect_chunk_dicts(value: Any, given: str) -> None:
+def expect_chunk_dicts(value: Any, given: str | Lazy) -> None:
     if not isinstance(value, list):
         fail(given=given, expected="a list of chunk dicts", got=plain(value))
     for k, chunk in enumerate(value):
@@ -136,7 +140,7 @@ def expect_chunks(pipe: Pipeline, text: str, expected: list[str]) -> None:
 # --- The cutting rules, as checks ---------------------------------------------------------
 
 
-def cut_starts(text: str, overlap: int, chunks: list[str], given: str) -> list[int]:
+def cut_starts(text: str, overlap: int, chunks: list[str], given: str | Lazy) -> list[int]:
     """Where each chunk was cut from, after checking the chunks are consecutive pieces.
 
     The first chunk starts at 0, each next one `overlap` characters before the one
@@ -146,21 +150,20 @@ def cut_starts(text: str, overlap: int, chunks: list[str], given: str) -> list[i
     start = 0
     for k, chunk in enumerate(chunks):
         piece = text[start : start + len(chunk)]
-        where = (
-            "the beginning of the text"
-            if k == 0
-            else f"the last {overlap} characters of chunk {k - 1} followed by the text after it"
-        )
-        expect(
-            chunk == piece,
-            given=given,
-            expected=f"chunk {k} to be {where} (from character {start}): {shorten(piece, 160)}",
-            got=chunk,
-        )
+        if chunk != piece:
+            where = (
+                "the beginning of the text"
+                if k == 0
+                else f"the last {overlap} characters of chunk {k - 1} followed by the text after it"
+            )
+            fail(
+                given=given,
+                expected=f"chunk {k} to be {where} (from character {start}): {shorten(piece, 160)}",
+                got=chunk,
+            )
         starts.append(start)
-        if k + 1 < len(chunks):
-            expect(
-                len(chunk) > overlap,
+        if k + 1 < len(chunks) and len(chunk) <= overlap:
+            fail(
                 given=given,
                 expected=f"chunk {k} to be longer than the overlap ({overlap}), so the next "
                 "chunk starts after it",
@@ -189,11 +192,16 @@ def allowed_ends(text: str, start: int, chunk_size: int, overlap: int) -> dict[i
     lowest = start + overlap + 1
     ends: dict[int, str] = {}
     fall_back = True
-    marks = [
-        i for i in range(start, stop - 1) if text[i] in SENTENCE_MARKS and text[i + 1].isspace()
-    ]
-    if marks:
-        mark = marks[-1]
+    # The last sentence mark followed by whitespace in the window, searched from its end.
+    mark = next(
+        (
+            i
+            for i in range(stop - 2, start - 1, -1)
+            if text[i] in SENTENCE_MARKS and text[i + 1].isspace()
+        ),
+        None,
+    )
+    if mark is not None:
         run_end = mark + 1
         while run_end < stop and text[run_end].isspace():
             run_end += 1
@@ -203,10 +211,9 @@ def allowed_ends(text: str, start: int, chunk_size: int, overlap: int) -> dict[i
         fall_back = any(end < lowest for end in readings)
     if not fall_back:
         return ends
-    spaces = [j for j in range(start, stop) if text[j].isspace()]
-    hard_cut = not spaces
-    if spaces:
-        space = spaces[-1]
+    space = next((j for j in range(stop - 1, start - 1, -1) if text[j].isspace()), None)
+    hard_cut = space is None
+    if space is not None:
         run_start = space
         while run_start > start and text[run_start - 1].isspace():
             run_start -= 1
@@ -235,7 +242,12 @@ def describe_ends(text: str, start: int, chunk_size: int, ends: dict[int, str]) 
 
 
 def check_endings(
-    text: str, chunk_size: int, overlap: int, chunks: list[str], starts: list[int], given: str
+    text: str,
+    chunk_size: int,
+    overlap: int,
+    chunks: list[str],
+    starts: list[int],
+    given: str | Lazy,
 ) -> None:
     """Every chunk ends where the cutting rules say, given where it starts."""
 
