@@ -25,9 +25,10 @@ KIT_ROOT = Path(__file__).resolve().parent.parent
 LIMITS = Limits(call_seconds=1.0, submission_seconds=20.0)
 
 
-@pytest.fixture(scope="module")
-def zygote() -> Iterator[Zygote]:
-    with Zygote(ZygoteSettings(LIMITS)) as started:
+@pytest.fixture(scope="module", params=[True, False], ids=["clone", "middle-process"])
+def zygote(request: pytest.FixtureRequest) -> Iterator[Zygote]:
+    """Both ways of making a worker: one clone(2), or unshare(2) and a middle process."""
+    with Zygote(ZygoteSettings(LIMITS, direct_clone=request.param)) as started:
         yield started
 
 

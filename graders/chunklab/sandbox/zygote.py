@@ -29,6 +29,9 @@ class SandboxStartError(ChunklabError):
 class ZygoteSettings:
     limits: Limits
     namespaces: bool = sys.platform.startswith("linux")
+    # With namespaces, make each worker with one clone(2) where this machine's call is
+    # known; False always uses the portable way (unshare and a middle process).
+    direct_clone: bool = True
 
 
 class Zygote:
@@ -43,6 +46,7 @@ class Zygote:
         config = {
             "limits": asdict(settings.limits),
             "namespaces": settings.namespaces,
+            "direct_clone": settings.direct_clone,
             "root_dir": str(root_dir),
             "visible": list(SYSTEM_PATHS),
         }
