@@ -156,3 +156,31 @@ def test_a_failing_cell_is_a_warning_and_the_rest_counts(chunklab, tmp_path):
     assert kinds == ["cell_failed", "cell_failed"]
     assert "ZeroDivisionError" in report["warnings"][0]["message"]
     assert "invalid syntax" in report["warnings"][1]["message"]
+
+
+def test_a_version_3_notebook_is_read_as_version_4(tmp_path):
+    from nbformat import v3
+
+    notebook = v3.new_notebook(
+        worksheets=[
+            v3.new_worksheet(
+                cells=[
+                    v3.new_text_cell("markdown", source="# My answer"),
+                    v3.new_code_cell(input=REFERENCE),
+                ]
+            )
+        ],
+        metadata={"chunklab": {"lesson": "word_chunk"}},
+    )
+    path = tmp_path / "old.ipynb"
+    path.write_text(v3.writes_json(notebook))
+    source = read_submission(path)
+    assert source.lesson.id == "word_chunk"
+    assert [(cell.label, cell.source) for cell in source.cells] == [("cell 2", REFERENCE)]
+
+
+def test_a_notebook_of_an_unknown_version_is_a_broken_notebook(tmp_path):
+    path = tmp_path / "future.ipynb"
+    path.write_text(json.dumps({"nbformat": 99, "nbformat_minor": 0, "cells": [], "metadata": {}}))
+    with pytest.raises(BrokenNotebookError, match="cannot be read as a notebook"):
+        read_submission(path)
