@@ -1,0 +1,54 @@
+"""The pytest plugin that runs a suite over a batch: what it changes in pytest's items."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from functools import cached_property
+
+import pytest
+
+from chunklab.lessons import get_lesson
+from chunklab.running.plugin import GradingPlugin, SuiteEntry, submission_key
+from chunklab.running.pytest_run import pytest_arguments
+
+
+class Collected:
+    """Each item's location as the plugin left it, and as pytest works it out itself."""
+
+    def __init__(self) -> None:
+        self.locations: list[tuple[tuple, tuple]] = []
+        self.order: list[str | None] = []
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        own = pytest.Item.location
+        assert isinstance(own, cached_property)
+        for item in items:
+            self.locations.append((item.location, own.func(item)))
+            self.order.append(submission_key(item))
+
+
+def collect(lesson_id: str, keys: list[str]) -> Collected:
+    entries = [SuiteEntry(key, lambda: None) for key in keys]  # never opened: only collected
+    collected = Collected()
+    with contextlib.redirect_stdout(io.StringIO()):
+        pytest.main(
+            pytest_arguments(get_lesson(lesson_id), "--collect-only"),
+            plugins=[GradingPlugin(entries), collected],
+        )
+    return collected
+
+
+def test_every_item_keeps_the_location_pytest_gives_it():
+    collected = collect("chunking_pipeline", ["s0", "s1", "s2"])
+    assert len(collected.locations) == 3 * 28
+    for shared, own in collected.locations:
+        assert shared == own
+    names = {location[2] for location, _ in collected.locations}
+    assert "test_defaults[s2]" in names
+
+
+def test_the_tests_of_one_submission_run_together():
+    collected = collect("char_chunk", ["s0", "s1"])
+    assert collected.order == ["s0"] * 17 + ["s1"] * 17
