@@ -175,3 +175,25 @@ def test_table_on_stderr(chunklab):
     assert "solutions/char_chunk.py" in result.stderr
     header = result.stderr.splitlines()[0].split()
     assert header[:4] == ["submission", "lesson", "score", "status"]
+
+
+def test_pytest_settings_from_the_environment_change_no_grade(
+    chunklab, kit_root, tmp_path, monkeypatch
+):
+    """An instructor's shell may set PYTEST_ADDOPTS or PYTEST_PLUGINS; grades stay the same."""
+    mistake = kit_root / "solutions" / "mistakes" / "char_chunk" / "no_early_stop.py"
+    expected = chunklab("grade", mistake).reports[0]
+    (tmp_path / "pass_everything.py").write_text(
+        "import pytest\n"
+        "@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n"
+        "    outcome.get_result().outcome = 'passed'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTEST_PLUGINS", "pass_everything")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-x --maxfail=1")
+    graded = chunklab("grade", mistake).reports[0]
+    assert 0 < expected["score"] < expected["max_score"]
+    assert graded["score"] == expected["score"]
+    assert graded["tests"] == expected["tests"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -73,6 +74,22 @@ PYTEST_ARGS = (
 )
 
 
+# Settings the environment may hand pytest (`-x`, extra plugins): they would change
+# what a grading run tests, so it never takes them.
+IGNORED_ENVIRONMENT = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+
+
+@contextlib.contextmanager
+def grading_environment() -> Iterator[None]:
+    """pytest's own output kept off stdout (it carries JSON Lines), and no outside settings."""
+    saved = {name: os.environ.pop(name) for name in IGNORED_ENVIRONMENT if name in os.environ}
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
+    finally:
+        os.environ.update(saved)
+
+
 @dataclass(frozen=True)
 class SuiteRun:
     """What one pytest session found: outcomes per submission, and those it could not test."""
@@ -105,8 +122,7 @@ def run_suites(
     """Run the lesson's grader tests against every entry, in one pytest session."""
     grading = GradingPlugin(entries, reference=reference, visible_only=visible_only)
     report = JSONReport()
-    # pytest writes a few lines of its own; keep them off stdout, which carries JSON Lines.
-    with contextlib.redirect_stdout(io.StringIO()):
+    with grading_environment():
         exit_code = pytest.main(pytest_arguments(lesson), plugins=[grading, fixtures, report])
     if (
         grading.problems
@@ -161,6 +177,6 @@ class _PointsCounter:
 def suite_max_score(lesson: Lesson) -> float:
     """Full marks of a lesson: the points of every grader test, found by collecting the suite."""
     counter = _PointsCounter()
-    with contextlib.redirect_stdout(io.StringIO()):
+    with grading_environment():
         pytest.main(pytest_arguments(lesson, "--collect-only"), plugins=[counter, GradingPlugin()])
     return counter.total
