@@ -29,6 +29,10 @@ Result = tuple[int, dict[str, Any]]
 Batch = list[tuple[int, SubmissionPath]]
 # Small enough that an interrupted run loses little, large enough to spread pytest's start-up.
 BATCH_SIZE = 20
+# Batches are grouped from one stretch of the input at a time: long enough that each
+# lesson fills whole batches and few stretches end (where a job may wait for another),
+# short enough that the reports waiting to be printed in input order stay few.
+WINDOW_BATCHES = 24
 
 
 def grade_batch_safely(
@@ -64,10 +68,16 @@ def batches(items: Batch, size: int = BATCH_SIZE) -> list[Batch]:
     """Batches of submissions that probably share a lesson (one pytest session each).
 
     The lesson is guessed from the name only to group the work; each submission's
-    lesson is still decided when it is read.
+    lesson is still decided when it is read. Submissions are grouped within a
+    window of the input at a time, so results come back roughly in input order
+    and few wait in memory for their turn to be printed, however large the class.
     """
-    ordered = sorted(items, key=lambda item: likely_lesson(item[1].path))
-    return [ordered[start : start + size] for start in range(0, len(ordered), size)]
+    window = size * WINDOW_BATCHES
+    result = []
+    for first in range(0, len(items), window):
+        ordered = sorted(items[first : first + window], key=lambda i: likely_lesson(i[1].path))
+        result += [ordered[start : start + size] for start in range(0, len(ordered), size)]
+    return result
 
 
 def likely_lesson(path: Path) -> str:

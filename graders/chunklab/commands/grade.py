@@ -16,7 +16,7 @@ from chunklab.writing.files import report_file_name, write_atomic, write_json
 from chunklab.writing.gradebook import gradebook_csv, summary
 from chunklab.writing.gradescope import gradescope_results
 from chunklab.writing.progress import ProgressBar
-from chunklab.writing.table import results_table
+from chunklab.writing.table import outline, results_table
 
 
 def previous_report(out_dir: Path | None, display: str) -> dict[str, Any] | None:
@@ -44,25 +44,39 @@ def grade_command(
     started = time.monotonic()
     kit = find_kit(Path.cwd())
     items = find_submissions(paths)
-    reports: list[dict[str, Any] | None] = [None] * len(items)
-    if resume:
-        for index, item in enumerate(items):
-            reports[index] = previous_report(out_dir, item.display)
-    todo = [(i, item) for i, item in enumerate(items) if reports[i] is None]
     shape = gradescope_results if output_format == "gradescope" else (lambda report: report)
-    progress = ProgressBar(len(todo), sys.stderr)
+    # Reports as JSON lines, until it is their turn on stdout (input order).
+    waiting: dict[int, str] = {}
+    outlines: list[dict[str, Any] | None] = [None] * len(items)
+    only: dict[str, Any] | None = None  # a class of one also gets Gradescope's results.json
     next_to_print = 0
+
+    def take(index: int, report: dict[str, Any]) -> None:
+        nonlocal only
+        shaped = shape(report)
+        waiting[index] = json.dumps(shaped, ensure_ascii=False)
+        outlines[index] = outline(report)
+        if len(items) == 1:
+            only = shaped
 
     def print_ready() -> None:
         nonlocal next_to_print
-        while next_to_print < len(reports) and reports[next_to_print] is not None:
-            sys.stdout.write(json.dumps(shape(reports[next_to_print]), ensure_ascii=False) + "\n")
+        while next_to_print in waiting:
+            sys.stdout.write(waiting.pop(next_to_print) + "\n")
             next_to_print += 1
         sys.stdout.flush()
 
+    todo = []
+    for index, item in enumerate(items):
+        report = previous_report(out_dir, item.display) if resume else None
+        if report is None:
+            todo.append((index, item))
+        else:
+            take(index, report)
+    progress = ProgressBar(len(todo), sys.stderr)
     print_ready()
     for index, report in grade_many(todo, lesson_id, kit, limits, jobs):
-        reports[index] = report
+        take(index, report)
         if out_dir is not None:
             write_json(
                 out_dir / "submissions" / report_file_name(report["submission"]), shape(report)
@@ -70,11 +84,11 @@ def grade_command(
         progress.advance()
         print_ready()
     progress.finish()
-    done = [r for r in reports if r is not None]
+    done = [each for each in outlines if each is not None]
     if out_dir is not None:
         write_atomic(out_dir / "gradebook.csv", gradebook_csv(done))
         write_json(out_dir / "summary.json", summary(done, time.monotonic() - started))
-        if output_format == "gradescope" and len(done) == 1:
-            write_json(out_dir / "results.json", shape(done[0]))
+        if output_format == "gradescope" and only is not None:
+            write_json(out_dir / "results.json", only)
     sys.stderr.write(results_table(done))
     return 0

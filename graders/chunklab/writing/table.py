@@ -5,24 +5,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+OUTLINE_KEYS = ("submission", "lesson", "score", "max_score", "status")
 
-def results_table(reports: Sequence[dict[str, Any]]) -> str:
+
+def outline(report: dict[str, Any]) -> dict[str, Any]:
+    """What the table, the gradebook and the summary need of a report.
+
+    A class's full reports are written out as they come; only their outlines
+    are kept, so grading a large class does not hold every report in memory.
+    """
+    note = ""
+    if report["errors"]:
+        note = report["errors"][0]["message"]
+    else:
+        broken = [t["rule"] for t in report["tests"] if t["outcome"] != "passed"]
+        if broken:
+            note = f"{len(broken)} rule(s) broken, first: {broken[0]}"
+    return {**{key: report[key] for key in OUTLINE_KEYS}, "note": shorten(note, 70)}
+
+
+def results_table(outlines: Sequence[dict[str, Any]]) -> str:
     rows = [("submission", "lesson", "score", "status", "note")]
-    for report in reports:
-        note = ""
-        if report["errors"]:
-            note = report["errors"][0]["message"]
-        else:
-            broken = [t["rule"] for t in report["tests"] if t["outcome"] != "passed"]
-            if broken:
-                note = f"{len(broken)} rule(s) broken, first: {broken[0]}"
+    for each in outlines:
         rows.append(
             (
-                report["submission"],
-                str(report["lesson"] or "?"),
-                f"{report['score']:g}/{report['max_score']:g}",
-                report["status"],
-                shorten(note, 70),
+                each["submission"],
+                str(each["lesson"] or "?"),
+                f"{each['score']:g}/{each['max_score']:g}",
+                each["status"],
+                each["note"],
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
