@@ -84,13 +84,32 @@ def call_message(
     return message
 
 
-class SubmissionProxy:
+class Calls:
+    """Where proxies send their calls: the submission's functions and classes by name."""
+
+    _handles_made = 0
+
+    def _send(self, message: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _new_handle(self) -> int:
+        self._handles_made += 1
+        return self._handles_made
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name[:1].isupper():
+            return ClassProxy(self, name)
+        return FunctionProxy(self, name)
+
+
+class SubmissionProxy(Calls):
     """The lesson's function or class, as grader tests see it."""
 
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
         self.last_arguments: list[Any] | None = None
-        self._handles_made = 0
         # Answers to calls sent ahead (see `ahead`), waiting for the test to make them.
         self._answered: deque[tuple[dict[str, Any], dict[str, Any] | Exception]] = deque()
 
@@ -112,10 +131,6 @@ class SubmissionProxy:
         test runs, never what it finds.
         """
         return CallsAhead(self)
-
-    def _new_handle(self) -> int:
-        self._handles_made += 1
-        return self._handles_made
 
     def _send_ahead(self, messages: list[dict[str, Any]]) -> None:
         request_many = getattr(self._backend, "request_many", None)
@@ -156,16 +171,9 @@ class SubmissionProxy:
             raise error
         return answer
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        if name[:1].isupper():
-            return ClassProxy(self, name)
-        return FunctionProxy(self, name)
-
 
 class FunctionProxy:
-    def __init__(self, proxy: SubmissionProxy, name: str) -> None:
+    def __init__(self, proxy: Calls, name: str) -> None:
         self._proxy = proxy
         self.__name__ = name
 
@@ -175,7 +183,7 @@ class FunctionProxy:
 
 
 class ClassProxy:
-    def __init__(self, proxy: SubmissionProxy, name: str) -> None:
+    def __init__(self, proxy: Calls, name: str) -> None:
         self._proxy = proxy
         self.__name__ = name
 
@@ -188,7 +196,7 @@ class ClassProxy:
 class InstanceProxy:
     """An object living in the worker, held by a handle; its methods are calls."""
 
-    def __init__(self, proxy: SubmissionProxy, handle: int, class_name: str) -> None:
+    def __init__(self, proxy: Calls, handle: int, class_name: str) -> None:
         self._proxy = proxy
         self._handle = handle
         self._class_name = class_name
@@ -212,8 +220,13 @@ class MethodProxy:
         return answer_value(self._instance._proxy._send(message))
 
 
-class CallsAhead:
-    """Notes calls as the proxy would make them; sends them all when the block ends."""
+class CallsAhead(Calls):
+    """Notes calls as the proxy would make them; sends them all when the block ends.
+
+    The same proxies make the messages, so a noted call is exactly the call the
+    test will make; what a noted call returns is only a placeholder (None, or an
+    object whose methods are noted too).
+    """
 
     def __init__(self, proxy: SubmissionProxy) -> None:
         self._proxy = proxy
@@ -228,34 +241,6 @@ class CallsAhead:
         if exc_info[0] is None:
             self._proxy._send_ahead(self._messages)
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-
-        def note(*args: Any, **kwargs: Any) -> Any:
-            if not name[:1].isupper():
-                self._messages.append(call_message("call", name, args, kwargs))
-                return None
-            self._handles_made += 1
-            handle = self._handles_made
-            self._messages.append(call_message("new", name, args, kwargs, handle))
-            return NotedInstance(self, handle)
-
-        return note
-
-
-class NotedInstance:
-    """An object the test will create, as `CallsAhead` knows it: its methods are noted."""
-
-    def __init__(self, calls: CallsAhead, handle: int) -> None:
-        self._calls = calls
-        self._handle = handle
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-
-        def note(*args: Any, **kwargs: Any) -> None:
-            self._calls._messages.append(call_message("method", name, args, kwargs, self._handle))
-
-        return note
+    def _send(self, message: dict[str, Any]) -> dict[str, Any]:
+        self._messages.append(message)
+        return {"ok": None}
