@@ -15,7 +15,7 @@ from chunklab.errors import (
     UnreadableSubmissionError,
     UsageError,
 )
-from chunklab.reading.notebook_file import without_magics
+from chunklab.reading.magics import strip_magics
 from chunklab.reading.read import find_submissions, read_submission
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
@@ -45,8 +45,14 @@ def as_saved_by_jupyter(path: Path) -> Path:
 
 def test_magics_and_shell_lines_are_blanked_keeping_line_numbers():
     source = "%timeit x = 1\n!pip install numpy\nx = 2\n  %matplotlib inline\ny = 3"
-    assert without_magics(source) == "\n\nx = 2\n\ny = 3"
-    assert without_magics("%%bash\necho hi\n") == ""
+    code = strip_magics(source, "cell 2")
+    assert code.source == "\n\nx = 2\n\ny = 3"
+    assert [w.kind for w in code.warnings] == ["magic_skipped"]
+    assert code.warnings[0].message.startswith("cell 2: line(s) 1, 2, 4 (such as `%timeit x = 1`)")
+    bash = strip_magics("%%bash\necho hi\n", "cell 3")
+    assert bash.source == ""
+    assert "%%bash" in bash.warnings[0].message
+    assert strip_magics("x = 1\n", "cell 1").warnings == ()
 
 
 def test_notebook_cells_the_kit_owns_are_left_out(tmp_path):

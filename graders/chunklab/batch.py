@@ -20,7 +20,6 @@ from chunklab.errors import ChunklabError
 from chunklab.grading import GradingSession, grade_submissions
 from chunklab.kit import Kit
 from chunklab.lessons import lesson_named_in
-from chunklab.reading.notebook_file import preload_for
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import GradeReport, Problem
@@ -143,7 +142,6 @@ def grade_in_parallel(
     items: Batch, lesson_id: str | None, kit: Kit, limits: Limits, jobs: int
 ) -> Iterator[Result]:
     context = multiprocessing.get_context(start_method())
-    preload_for([item.path for _, item in items])
     work = dict(enumerate(batches(items, min(BATCH_SIZE, max(1, len(items) // jobs)))))
     tasks, results = context.Queue(), context.Queue()
     for task in work.items():

@@ -69,3 +69,25 @@ class WorkerDiedError(SubmissionError):
 
 class SubmissionTimeoutError(SubmissionError):
     kind = "timeout"
+
+
+class UnsafePathError(SubmissionError):
+    """A symbolic link, FIFO, device or socket where a submission's file should be.
+
+    It is never followed or opened: a link could point at a solution, another
+    student's work or an endless device, and a FIFO would block the run.
+    """
+
+    kind = "unsafe_path"
+
+
+class SubmissionTooLargeError(UnreadableSubmissionError):
+    """The submission's code is larger than `--max-submission-kb`."""
+
+    kind = "too_large"
+
+
+class LessonConflictError(SubmissionError):
+    """The notebook's metadata names one lesson and its file name another."""
+
+    kind = "lesson_conflict"

@@ -14,8 +14,8 @@ from types import ModuleType
 
 from chunklab.errors import MissingDefinitionError, SubmissionError, SyntaxErrorInSubmission
 from chunklab.kit import Kit, load_reference
-from chunklab.lessons import LESSONS, Lesson
-from chunklab.reading.read import SubmissionPath, read_submission
+from chunklab.lessons import Lesson
+from chunklab.reading.read import SubmissionPath, likely_lesson, read_submission
 from chunklab.reading.source import SubmissionSource
 from chunklab.running.plugin import SuiteEntry
 from chunklab.running.pytest_run import run_suites, suite_max_score
@@ -104,9 +104,10 @@ def grade_submissions(
     for index, item in enumerate(items):
         started = time.monotonic()
         try:
-            source = read_submission(item.path, lesson_id, item.display)
+            limit = session.limits.max_submission_kb * 1024
+            source = read_submission(item.path, lesson_id, item.display, limit)
         except SubmissionError as error:
-            lesson = LESSONS.get(lesson_id) if lesson_id else None
+            lesson = likely_lesson(item.path, lesson_id)
             reports[index] = error_report(
                 item.display, lesson, error, session, time.monotonic() - started
             )
@@ -144,7 +145,7 @@ def grade_lesson_group(
             submission=source.display,
             status="graded",
             tests=tuple(outcomes),
-            warnings=each.warnings,
+            warnings=source.warnings + each.warnings,
             duration_s=each.duration,
             max_score=sum(t.max_score for t in outcomes),
             isolation=session.sandbox().isolation,

@@ -10,25 +10,35 @@ from typing import Any
 
 from chunklab.batch import grade_many
 from chunklab.kit import find_kit
-from chunklab.reading.read import find_submissions
+from chunklab.reading.read import SubmissionPath, find_submissions
 from chunklab.sandbox.limits import Limits
-from chunklab.writing.files import report_file_name, write_atomic, write_json
+from chunklab.writing.files import (
+    report_file_name,
+    write_atomic,
+    write_json,
+    write_json_or_say_why,
+)
 from chunklab.writing.gradebook import gradebook_csv, summary
 from chunklab.writing.gradescope import gradescope_results
+from chunklab.writing.inert import json_line, terminal_safe
 from chunklab.writing.progress import ProgressBar
 from chunklab.writing.table import outline, results_table
 
 
-def previous_report(out_dir: Path | None, display: str) -> dict[str, Any] | None:
+def report_path(out_dir: Path, item: SubmissionPath) -> Path:
+    return out_dir / "submissions" / report_file_name(item.display, item.resolved)
+
+
+def previous_report(out_dir: Path | None, item: SubmissionPath) -> dict[str, Any] | None:
     """A report an earlier run already wrote for this submission (for --resume)."""
     if out_dir is None:
         return None
-    path = out_dir / "submissions" / report_file_name(display)
+    path = report_path(out_dir, item)
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return report if isinstance(report, dict) and report.get("submission") == display else None
+    return report if isinstance(report, dict) and report.get("submission") == item.display else None
 
 
 def grade_command(
@@ -54,7 +64,7 @@ def grade_command(
     def take(index: int, report: dict[str, Any]) -> None:
         nonlocal only
         shaped = shape(report)
-        waiting[index] = json.dumps(shaped, ensure_ascii=False)
+        waiting[index] = json_line(shaped)
         outlines[index] = outline(report)
         if len(items) == 1:
             only = shaped
@@ -68,26 +78,35 @@ def grade_command(
 
     todo = []
     for index, item in enumerate(items):
-        report = previous_report(out_dir, item.display) if resume else None
+        report = previous_report(out_dir, item) if resume else None
         if report is None:
             todo.append((index, item))
         else:
             take(index, report)
     progress = ProgressBar(len(todo), sys.stderr)
     print_ready()
+    not_written: list[str] = []
     for index, report in grade_many(todo, lesson_id, kit, limits, jobs):
-        take(index, report)
         if out_dir is not None:
-            write_json(
-                out_dir / "submissions" / report_file_name(report["submission"]), shape(report)
-            )
+            failed = write_json_or_say_why(report_path(out_dir, items[index]), shape(report))
+            if failed:  # one file that cannot be written costs only itself
+                report["warnings"] = [
+                    *report["warnings"],
+                    {"kind": "not_written", "message": failed},
+                ]
+                not_written.append(report["submission"])
+                sys.stderr.write(terminal_safe(f"chunklab grade: {failed}") + "\n")
+        take(index, report)
         progress.advance()
         print_ready()
     progress.finish()
     done = [each for each in outlines if each is not None]
     if out_dir is not None:
         write_atomic(out_dir / "gradebook.csv", gradebook_csv(done))
-        write_json(out_dir / "summary.json", summary(done, time.monotonic() - started))
+        write_json(
+            out_dir / "summary.json",
+            {**summary(done, time.monotonic() - started), "reports_not_written": not_written},
+        )
         if output_format == "gradescope" and only is not None:
             write_json(out_dir / "results.json", only)
     sys.stderr.write(results_table(done))

@@ -1,87 +1,144 @@
-"""Reads an `.ipynb` submission with nbformat: the student's code cells, in order.
+"""Reads an `.ipynb` submission: the student's code cells, in order.
 
-Cells the kit owns (tagged `chunklab-kit`: self-check, demos) are left out,
-and so are IPython magics and shell lines, which are not Python.
+A notebook is JSON a student's tools wrote, or anyone did, so its shape is
+checked here, field by field, before anything is taken from it: a notebook
+that is not shaped like one is the student's `broken_notebook`, never a fault
+of the grader. Only the fields that grading needs are looked at; outputs,
+attachments and everything else are left alone.
+
+Cells the kit owns (tagged `chunklab-kit`: self-check, demos) are left out.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from chunklab.errors import BrokenNotebookError
+from chunklab.reading.magics import CellCode, strip_magics
 from chunklab.reading.python_file import decode_text
 from chunklab.reading.source import KIT_CELL_TAG, NOTEBOOK_METADATA_KEY, CodeCell
+from chunklab.scoring.report import Problem
+
+SAVE_AGAIN = "open it in Jupyter and save it again"
 
 
-def preload_for(paths: list[Path]) -> None:
-    """Import nbformat now when notebooks are coming: grading processes forked later
-    then start with it, instead of each importing it on its own."""
-    if any(path.suffix == ".ipynb" or path.is_dir() for path in paths):
-        import nbformat  # noqa: F401
+@dataclass(frozen=True)
+class NotebookCode:
+    """What grading takes from a notebook."""
+
+    cells: tuple[CodeCell, ...]
+    lesson: str | None
+    warnings: tuple[Problem, ...]
+    # The size of the code cells' sources in UTF-8: what the size limit counts.
+    code_bytes: int
 
 
-def load_notebook(path: Path, raw: bytes) -> Any:
-    import nbformat  # slow to import; only notebooks need it
-
+def load_json(path: Path, raw: bytes) -> Any:
     text = decode_text(raw, path)
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as error:
         raise BrokenNotebookError(
             f"{path.name} is not a valid notebook: its JSON breaks at line {error.lineno}, "
-            f"column {error.colno} ({error.msg}); open it in Jupyter and save it again"
+            f"column {error.colno} ({error.msg}); {SAVE_AGAIN}"
         ) from None
-    # Notebooks before version 4 keep their cells in worksheets.
+    except RecursionError:
+        raise BrokenNotebookError(
+            f"{path.name} is not a valid notebook: its JSON is nested too deeply; {SAVE_AGAIN}"
+        ) from None
+    except ValueError as error:  # a number too long to read, for one
+        raise BrokenNotebookError(
+            f"{path.name} is not a valid notebook ({error}); {SAVE_AGAIN}"
+        ) from None
+
+
+def broken(path: Path, what: str) -> BrokenNotebookError:
+    return BrokenNotebookError(f"{path.name} is not shaped like a notebook: {what}; {SAVE_AGAIN}")
+
+
+def raw_cells(path: Path, data: Any) -> list[tuple[Any, str]]:
+    """Every cell and the field that holds its code, checked to be a list of dicts.
+
+    Version 4 keeps its cells in `cells` (code in `source`), version 3 in
+    `worksheets` (code in `input`); older versions and newer ones are refused.
+    """
     if not isinstance(data, dict) or ("cells" not in data and "worksheets" not in data):
         raise BrokenNotebookError(
             f"{path.name} is JSON but not a Jupyter notebook (it has no cells); "
             "hand in the .ipynb file saved by Jupyter"
         )
-    try:
-        # Older notebook versions are converted to version 4. The schema is not
-        # checked: a notebook that fails it in small ways (extra fields from other
-        # tools) is still graded, and checking costs more than the rest of reading.
-        return nbformat.convert(nbformat.from_dict(data), 4)
-    except Exception as error:  # nbformat raises several kinds for malformed files
+    version = data.get("nbformat", 4 if "cells" in data else 3)
+    if type(version) is not int or version not in (3, 4):
         raise BrokenNotebookError(
-            f"{path.name} cannot be read as a notebook ({error}); "
-            "open it in Jupyter and save it again"
-        ) from None
+            f"{path.name} cannot be read as a notebook (its format version is "
+            f"{str(version)[:20]!r}, and only versions 3 and 4 are read); {SAVE_AGAIN}"
+        )
+    if not isinstance(data.get("metadata", {}), dict):
+        raise broken(path, "its metadata is not a mapping")
+    if version == 4:
+        cells = data.get("cells")
+        if not isinstance(cells, list):
+            raise broken(path, "its cells are not a list")
+        found = [(cell, "source") for cell in cells]
+    else:
+        worksheets = data.get("worksheets")
+        if not isinstance(worksheets, list) or not all(
+            isinstance(sheet, dict) and isinstance(sheet.get("cells", []), list)
+            for sheet in worksheets
+        ):
+            raise broken(path, "its worksheets are not a list of cell lists")
+        found = [(cell, "input") for sheet in worksheets for cell in sheet.get("cells", [])]
+    for number, (cell, _) in enumerate(found, start=1):
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+            raise broken(path, f"cell {number} is not a notebook cell")
+    return found
 
 
-def notebook_lesson(notebook: Any) -> str | None:
+def cell_source(path: Path, number: int, cell: dict[str, Any], field: str) -> str | None:
+    """A student's code cell's text, or None for a cell that is not graded."""
+    if cell["cell_type"] != "code":
+        return None
+    metadata = cell.get("metadata", {})
+    if not isinstance(metadata, dict):
+        raise broken(path, f"the metadata of cell {number} is not a mapping")
+    tags = metadata.get("tags", [])
+    if not isinstance(tags, list):
+        raise broken(path, f"the tags of cell {number} are not a list")
+    if KIT_CELL_TAG in tags:
+        return None
+    source = cell.get(field, "")
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        source = "".join(source)
+    if not isinstance(source, str):
+        raise broken(path, f"the code of cell {number} is not text")
+    return source
+
+
+def notebook_lesson(data: dict[str, Any]) -> str | None:
     """The lesson id a notebook names in its metadata, if any."""
-    entry = notebook.get("metadata", {}).get(NOTEBOOK_METADATA_KEY)
+    entry = data.get("metadata", {}).get(NOTEBOOK_METADATA_KEY)
     lesson = entry.get("lesson") if isinstance(entry, dict) else None
     return lesson if isinstance(lesson, str) else None
 
 
-def without_magics(source: str) -> str:
-    """Blanks IPython magic and shell lines, keeping line numbers for tracebacks."""
-    lines = source.split("\n")
-    if lines and lines[0].lstrip().startswith("%%"):
-        return ""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
-
-
-def code_cells(notebook: Any) -> tuple[CodeCell, ...]:
-    cells = []
-    for index, cell in enumerate(notebook.get("cells", [])):
-        if cell.get("cell_type") != "code":
+def read_notebook(path: Path, raw: bytes) -> NotebookCode:
+    data = load_json(path, raw)
+    cells: list[CodeCell] = []
+    warnings: list[Problem] = []
+    code_bytes = 0
+    for index, (cell, field) in enumerate(raw_cells(path, data)):
+        source = cell_source(path, index + 1, cell, field)
+        if source is None:
             continue
-        if KIT_CELL_TAG in cell.get("metadata", {}).get("tags", []):
-            continue
-        source = cell.get("source", "")
-        if isinstance(source, list):
-            source = "".join(source)
-        cells.append(
-            CodeCell(index=index, label=f"cell {index + 1}", source=without_magics(source))
-        )
-    return tuple(cells)
-
-
-def read_notebook(path: Path, raw: bytes) -> tuple[tuple[CodeCell, ...], str | None]:
-    notebook = load_notebook(path, raw)
-    return code_cells(notebook), notebook_lesson(notebook)
+        try:
+            code_bytes += len(source.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise broken(path, f"cell {index + 1} holds text that is not valid Unicode") from None
+        label = f"cell {index + 1}"
+        code: CellCode = strip_magics(source, label)
+        cells.append(CodeCell(index=index, label=label, source=code.source))
+        warnings += code.warnings
+    return NotebookCode(tuple(cells), notebook_lesson(data), tuple(warnings), code_bytes)

@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from chunklab.errors import (
+    LessonConflictError,
     LessonNotFoundError,
+    SubmissionTooLargeError,
     UnknownLessonError,
     UnreadableSubmissionError,
     UsageError,
 )
-from chunklab.lessons import Lesson, get_lesson, lesson_named_in
+from chunklab.lessons import LESSONS, Lesson, get_lesson, lesson_named_in
 from chunklab.reading.notebook_file import read_notebook
 from chunklab.reading.python_file import read_python
+from chunklab.reading.safe_file import mode_of, read_regular_file, student_files
 from chunklab.reading.source import CodeCell, SubmissionSource
+from chunklab.sandbox.limits import Limits
+from chunklab.scoring.report import Problem
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb")
-# A submission larger than this is not a chunking exercise; refuse before reading it all.
-MAX_SUBMISSION_BYTES = 5_000_000
+# The size limit counts a submission's code (`--max-submission-kb`); a notebook's
+# file may be this much larger for its outputs and attachments, which are not code.
+NOTEBOOK_OUTPUTS_BYTES = 64 * 1024 * 1024
+# A student's folder with more entries than this is not a chunking exercise.
+MOST_FOLDER_ENTRIES = 10_000
 
 
 @dataclass(frozen=True)
@@ -28,33 +38,57 @@ class SubmissionPath:
     path: Path
     display: str
 
+    @property
+    def resolved(self) -> str:
+        """Where the submission really is (its folder resolved, itself never followed)."""
+        if not self.path.name:
+            return os.path.realpath(self.path)
+        return os.path.join(os.path.realpath(self.path.parent), self.path.name)
+
 
 def find_submissions(paths: list[Path]) -> list[SubmissionPath]:
-    """Each path as given, or for a folder each `.py`/`.ipynb` file and sub-folder in it."""
+    """Each path as given, or for a folder each `.py`/`.ipynb` file and sub-folder in it.
+
+    A path given here is the instructor's choice and is followed if it is a link;
+    nothing found inside a folder is: links there are listed, to be reported.
+    """
     found: list[SubmissionPath] = []
     for path in paths:
-        if not path.exists():
-            raise UsageError(f"{path} does not exist")
-        if path.is_file():
-            found.append(SubmissionPath(path, str(path)))
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            raise UsageError(f"{path} does not exist") from None
+        except OSError as error:
+            raise UsageError(f"{path} cannot be read: {error.strerror}") from None
+        if not stat.S_ISDIR(mode):
+            found.append(SubmissionPath(Path(os.path.realpath(path)), str(path)))
             continue
-        for entry in sorted(path.iterdir()):
-            if entry.name.startswith((".", "_")):
-                continue
-            if entry.is_dir() or entry.suffix in SUBMISSION_SUFFIXES:
-                found.append(SubmissionPath(entry, str(entry)))
+        found += (SubmissionPath(entry, str(entry)) for entry in folder_submissions(path))
+    return found
+
+
+def folder_submissions(folder: Path) -> list[Path]:
+    """The entries of a class folder that are (or pretend to be) submissions, sorted."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError as error:
+        raise UsageError(f"{folder} cannot be read: {error.strerror}") from None
+    found = []
+    for entry in entries:
+        if entry.name.startswith((".", "_")):
+            continue
+        path = folder / entry.name
+        # A link to a folder stands where a student's folder would: it is reported, not skipped.
+        if entry.is_dir() or path.suffix in SUBMISSION_SUFFIXES:
+            found.append(path)
     return found
 
 
 def submission_file(path: Path, lesson_id: str | None) -> Path:
     """The file to grade in a student's folder: the one named for the lesson, or the only one."""
-    if not path.is_dir():
-        return path
-    files = sorted(
-        p
-        for p in path.rglob("*")
-        if p.suffix in SUBMISSION_SUFFIXES and p.is_file() and ".ipynb_checkpoints" not in p.parts
-    )
+    if not stat.S_ISDIR(mode_of(path)):
+        return path  # a file, or a link or special file that reading will refuse
+    files = student_files(path, SUBMISSION_SUFFIXES, MOST_FOLDER_ENTRIES)
     if lesson_id is not None:
         named = [p for p in files if lesson_id in p.name]
         files = named or files
@@ -71,28 +105,66 @@ def submission_file(path: Path, lesson_id: str | None) -> Path:
     )
 
 
-def read_bytes(path: Path) -> bytes:
-    try:
-        size = path.stat().st_size
-        if size > MAX_SUBMISSION_BYTES:
-            raise UnreadableSubmissionError(
-                f"{path.name} is {size:,} bytes; a submission must be under "
-                f"{MAX_SUBMISSION_BYTES:,} bytes"
-            )
-        return path.read_bytes()
-    except OSError as error:
-        raise UnreadableSubmissionError(f"{path.name} cannot be opened: {error.strerror}") from None
+@dataclass(frozen=True)
+class ReadCode:
+    """A submission file's code, before its lesson is decided."""
+
+    kind: str  # "python" or "notebook"
+    cells: tuple[CodeCell, ...]
+    notebook_lesson: str | None = None
+    warnings: tuple[Problem, ...] = ()
+
+
+def read_code(file: Path, limit: int) -> ReadCode:
+    """The code cells of a `.py` file or a notebook; its code may hold at most `limit` bytes."""
+    if file.suffix == ".py":
+        raw = read_regular_file(file, limit)
+        if len(raw) > limit:
+            raise too_large(file, f"more than {limit:,}", limit)
+        return ReadCode("python", read_python(file, raw))
+    if file.suffix != ".ipynb":
+        raise UnreadableSubmissionError(f"{file.name} is neither a .py file nor an .ipynb notebook")
+    raw = read_regular_file(file, limit + NOTEBOOK_OUTPUTS_BYTES)
+    if len(raw) > limit + NOTEBOOK_OUTPUTS_BYTES:
+        raise SubmissionTooLargeError(
+            f"{file.name} is larger than {limit + NOTEBOOK_OUTPUTS_BYTES:,} bytes with its "
+            "outputs; clear its outputs (Edit > Clear Outputs of All Cells), save it and "
+            "hand it in again"
+        )
+    notebook = read_notebook(file, raw)
+    if notebook.code_bytes > limit:
+        raise too_large(file, f"{notebook.code_bytes:,}", limit)
+    return ReadCode("notebook", notebook.cells, notebook.lesson, notebook.warnings)
+
+
+def too_large(file: Path, size: str, limit: int) -> SubmissionTooLargeError:
+    return SubmissionTooLargeError(
+        f"the code in {file.name} is {size} bytes; a submission's code may hold at most "
+        f"{limit:,} bytes (the grader's --max-submission-kb); hand in only your solution"
+    )
 
 
 def choose_lesson(file: Path, lesson_id: str | None, notebook_lesson: str | None) -> Lesson:
-    """`--lesson` first, then the notebook's metadata, then the file name; never a guess."""
-    for named in (lesson_id, notebook_lesson):
-        if named is not None:
-            try:
-                return get_lesson(named)
-            except UnknownLessonError as error:
-                raise LessonNotFoundError(str(error)) from None
-    lesson = lesson_named_in(file.name) or lesson_named_in(file.parent.name)
+    """`--lesson` first, then the notebook's metadata and the file name, which must agree."""
+    if lesson_id is not None:
+        try:
+            return get_lesson(lesson_id)
+        except UnknownLessonError as error:
+            raise LessonNotFoundError(str(error)) from None
+    by_name = lesson_named_in(file.name)
+    if notebook_lesson is not None:
+        try:
+            lesson = get_lesson(notebook_lesson)
+        except UnknownLessonError as error:
+            raise LessonNotFoundError(str(error)) from None
+        if by_name is not None and by_name != lesson:
+            raise LessonConflictError(
+                f"{file.name} is named for the lesson {by_name.id}, but its notebook metadata "
+                f"says {lesson.id}; rename the file or hand in the notebook of {by_name.id} "
+                "(an instructor can choose with --lesson)"
+            )
+        return lesson
+    lesson = by_name or lesson_named_in(file.parent.name)
     if lesson is None:
         raise LessonNotFoundError(
             f"cannot tell which lesson {file.name} is for; name the file after its lesson "
@@ -101,21 +173,28 @@ def choose_lesson(file: Path, lesson_id: str | None, notebook_lesson: str | None
     return lesson
 
 
+def likely_lesson(path: Path, lesson_id: str | None) -> Lesson | None:
+    """The lesson a submission that could not be read was most likely for (its max score)."""
+    if lesson_id is not None:
+        return LESSONS.get(lesson_id)
+    return lesson_named_in(path.name)
+
+
 def read_submission(
-    path: Path, lesson_id: str | None = None, display: str | None = None
+    path: Path,
+    lesson_id: str | None = None,
+    display: str | None = None,
+    limit: int = Limits.max_submission_kb * 1024,
 ) -> SubmissionSource:
-    """Read one submission: its code cells and its lesson."""
+    """Read one submission: its code cells and its lesson. Its code holds at most `limit` bytes."""
     file = submission_file(path, lesson_id)
-    raw = read_bytes(file)
-    cells: tuple[CodeCell, ...]
-    if file.suffix == ".ipynb":
-        cells, notebook_lesson = read_notebook(file, raw)
-        kind = "notebook"
-    elif file.suffix == ".py":
-        cells, notebook_lesson, kind = read_python(file, raw), None, "python"
-    else:
-        raise UnreadableSubmissionError(f"{file.name} is neither a .py file nor an .ipynb notebook")
-    lesson = choose_lesson(file, lesson_id, notebook_lesson)
+    code = read_code(file, limit)
+    lesson = choose_lesson(file, lesson_id, code.notebook_lesson)
     return SubmissionSource(
-        path=file, display=display or str(path), kind=kind, lesson=lesson, cells=cells
+        path=file,
+        display=display or str(path),
+        kind=code.kind,
+        lesson=lesson,
+        cells=code.cells,
+        warnings=code.warnings,
     )

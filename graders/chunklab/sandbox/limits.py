@@ -17,6 +17,7 @@ class Limits:
     processes: int = 16
     output_kb: int = 64
     file_size_mb: int = 16
+    max_submission_kb: int = 1024
 
     HELP = {
         "call_seconds": "wall-clock limit of one call into a submission",
@@ -26,6 +27,7 @@ class Limits:
         "processes": "processes a submission may run at once",
         "output_kb": "printed output kept per worker; the rest is cut",
         "file_size_mb": "largest file, and all files together, a submission may write",
+        "max_submission_kb": "largest submission code read (a notebook's outputs not counted)",
     }
 
     def __post_init__(self) -> None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from chunklab.writing.inert import terminal_safe
+
 OUTLINE_KEYS = ("submission", "lesson", "score", "max_score", "status")
+# A submission's path in the table is cut in the middle beyond this, keeping its end.
+SUBMISSION_COLUMN = 60
 
 
 def outline(report: dict[str, Any]) -> dict[str, Any]:
@@ -25,15 +29,16 @@ def outline(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def results_table(outlines: Sequence[dict[str, Any]]) -> str:
+    """The table a person reads; what a submission brings is shown escaped, never run."""
     rows = [("submission", "lesson", "score", "status", "note")]
     for each in outlines:
         rows.append(
             (
-                each["submission"],
-                str(each["lesson"] or "?"),
+                shorten_middle(terminal_safe(each["submission"]), SUBMISSION_COLUMN),
+                terminal_safe(str(each["lesson"] or "?")),
                 f"{each['score']:g}/{each['max_score']:g}",
-                each["status"],
-                each["note"],
+                terminal_safe(each["status"]),
+                terminal_safe(each["note"]),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
@@ -49,6 +54,13 @@ def results_table(outlines: Sequence[dict[str, Any]]) -> str:
 def shorten(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shorten_middle(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    keep = limit - 3
+    return text[: keep // 3] + "..." + text[len(text) - (keep - keep // 3) :]
 
 
 def validation_table(verdicts: Sequence[Any]) -> str:
