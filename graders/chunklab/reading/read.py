@@ -18,7 +18,7 @@ from chunklab.errors import (
 from chunklab.lessons import LESSONS, Lesson, get_lesson, lesson_named_in
 from chunklab.reading.notebook_file import read_notebook
 from chunklab.reading.python_file import read_python
-from chunklab.reading.safe_file import mode_of, read_regular_file, student_files
+from chunklab.reading.safe_file import mode_of, read_regular_file, student_files, unsafe
 from chunklab.reading.source import CodeCell, SubmissionSource
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import Problem
@@ -86,8 +86,11 @@ def folder_submissions(folder: Path) -> list[Path]:
 
 def submission_file(path: Path, lesson_id: str | None) -> Path:
     """The file to grade in a student's folder: the one named for the lesson, or the only one."""
-    if not stat.S_ISDIR(mode_of(path)):
-        return path  # a file, or a link or special file that reading will refuse
+    mode = mode_of(path)
+    if not stat.S_ISDIR(mode):
+        if not stat.S_ISREG(mode):
+            raise unsafe(path.name, mode)  # a link or a special file: never followed or opened
+        return path
     files = student_files(path, SUBMISSION_SUFFIXES, MOST_FOLDER_ENTRIES)
     if lesson_id is not None:
         named = [p for p in files if lesson_id in p.name]
