@@ -10,7 +10,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from chunklab.writing.inert import json_text
+from chunklab.writing.inert import inert_text, json_text
 
 # The readable part of a report's file name; with its hash the name stays far below
 # the 255 bytes a file system allows, whatever the submission's path.
@@ -21,9 +21,9 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        # Lone surrogates (file names that are not UTF-8) are written out as `\udce9`.
-        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            # Whatever a submission brought (its file name in a CSV cell, for one) is inert.
+            stream.write(inert_text(text))
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)

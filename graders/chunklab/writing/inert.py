@@ -29,6 +29,13 @@ def _escape_in_json(match: re.Match[str]) -> str:
     return f"\\u{code:04x}"
 
 
+# The same, and the C0 controls but tab and line breaks, for text files (a CSV cell).
+_RAW_IN_TEXT = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+    "\u2066-\u2069\ud800-\udfff]"
+)
+
+
 def json_text(data: Any, indent: int | None = None) -> str:
     """`data` as JSON that encodes to valid UTF-8 and holds no raw line break or control."""
     text = json.dumps(data, ensure_ascii=False, indent=indent)
@@ -38,6 +45,11 @@ def json_text(data: Any, indent: int | None = None) -> str:
 def json_line(data: Any) -> str:
     """One JSON Lines record, without its newline: whatever `data` holds, it is one line."""
     return json_text(data)
+
+
+def inert_text(text: str) -> str:
+    """`text` for a file: tabs and line breaks kept, every other control shown as an escape."""
+    return _RAW_IN_TEXT.sub(lambda match: ascii(match.group())[1:-1], text)
 
 
 def terminal_safe(text: str) -> str:
