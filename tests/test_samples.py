@@ -25,7 +25,10 @@ def test_the_sample_class_grades_as_described(chunklab):
         assert 0 < reports[name]["score"] < reports[name]["max_score"]
     assert reports["frank_chunking_pipeline.py"]["status"] == "error"
     assert reports["frank_chunking_pipeline.py"]["errors"][0]["kind"] == "syntax_error"
-    assert [w["kind"] for w in reports["grace.ipynb"]["warnings"]] == ["cell_failed"]
+    assert [w["kind"] for w in reports["grace.ipynb"]["warnings"]] == [
+        "magic_skipped",
+        "cell_failed",
+    ]
     assert reports["grace.ipynb"]["lesson"] == "chunking_pipeline"
     # The readable table goes to stderr, one row per submission under a header.
     assert len(result.stderr.strip().splitlines()) == 1 + len(reports)
