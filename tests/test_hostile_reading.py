@@ -122,6 +122,9 @@ def test_size_limit_is_an_option_and_counts_code_not_notebook_outputs(chunklab, 
     cell["outputs"] = []
     cell["source"] = WORD_SOLUTION + "#" * 9000
     (folder / "wordy_word_chunk.ipynb").write_text(json.dumps(data))
+    cell["source"] = WORD_SOLUTION
+    data["metadata"]["bomb"] = [{}] * 1_000_001  # 3 MB that would take 70 MB parsed
+    (folder / "bomb_word_chunk.ipynb").write_text(json.dumps(data, separators=(",", ":")))
     result = chunklab("grade", "--jobs", "1", "--max-submission-kb", "8", folder)
     assert result.exit_code == 0
     reports = by_name(result.reports)
@@ -139,6 +142,9 @@ def test_size_limit_is_an_option_and_counts_code_not_notebook_outputs(chunklab, 
         [error] = report["errors"]
         assert error["kind"] == "too_large"
         assert "at most 8,192 bytes" in error["message"]
+    [bomb] = reports["bomb_word_chunk.ipynb"]["errors"]
+    assert bomb["kind"] == "too_large"
+    assert "more than 1,000,000 JSON values" in bomb["message"]
     help_text = chunklab("grade", "--help").stdout
     assert "--max-submission-kb" in help_text
     assert "(default: 1024)" in " ".join(help_text.split())

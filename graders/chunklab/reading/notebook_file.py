@@ -16,13 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chunklab.errors import BrokenNotebookError
+from chunklab.errors import BrokenNotebookError, SubmissionTooLargeError
 from chunklab.reading.magics import CellCode, strip_magics
 from chunklab.reading.python_file import decode_text
 from chunklab.reading.source import KIT_CELL_TAG, NOTEBOOK_METADATA_KEY, CodeCell
 from chunklab.scoring.report import Problem
 
 SAVE_AGAIN = "open it in Jupyter and save it again"
+# Parsed JSON can take 20 times its size in memory when made of tiny values
+# (`[{},{},...]`). Every value but a container's first follows a comma, so commas
+# and containers, counted in the raw bytes before parsing (those in text count
+# too), bound the values, and the memory parsing takes, whatever the file holds.
+MOST_JSON_VALUES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,11 @@ class NotebookCode:
 
 
 def load_json(path: Path, raw: bytes) -> Any:
+    if raw.count(b",") + raw.count(b"{") + raw.count(b"[") > MOST_JSON_VALUES:
+        raise SubmissionTooLargeError(
+            f"{path.name} holds more than {MOST_JSON_VALUES:,} JSON values; "
+            "clear its outputs (Edit > Clear Outputs of All Cells), save it and hand it in again"
+        )
     text = decode_text(raw, path)
     try:
         return json.loads(text)

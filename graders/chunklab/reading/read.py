@@ -26,7 +26,8 @@ from chunklab.scoring.report import Problem
 SUBMISSION_SUFFIXES = (".py", ".ipynb")
 # The size limit counts a submission's code (`--max-submission-kb`); a notebook's
 # file may be this much larger for its outputs and attachments, which are not code.
-NOTEBOOK_OUTPUTS_BYTES = 64 * 1024 * 1024
+# Bounded, because parsing a notebook's JSON holds several times its size in memory.
+NOTEBOOK_OUTPUTS_BYTES = 16 * 1024 * 1024
 # A student's folder with more entries than this is not a chunking exercise.
 MOST_FOLDER_ENTRIES = 10_000
 
