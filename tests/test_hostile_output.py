@@ -87,7 +87,7 @@ def test_hostile_text_and_names_never_break_the_output(chunklab, tmp_path):
         "Josü_char_chunk.py",
         "张伟_char_chunk.py",
         "王芳_char_chunk.py",
-        "d" * 230 + "_char_chunk.py",
+        "d" * 240 + "_char_chunk.py",  # 254 characters
     ]
     for name in names:
         (folder / name).write_text(HOSTILE_SUBMISSION)
@@ -127,7 +127,8 @@ def test_a_report_that_cannot_be_written_is_reported_and_the_run_goes_on(
     out = tmp_path / "out"
     blocked = folder / "a_char_chunk.py"
     # A folder where the report file should go: no user, root included, can replace it.
-    (out / "submissions" / report_file_name(str(blocked), str(blocked))).mkdir(parents=True)
+    resolved = os.path.realpath(blocked)
+    (out / "submissions" / report_file_name(str(blocked), resolved)).mkdir(parents=True)
     result = chunklab("grade", "--jobs", "1", "--out", out, folder)
     assert result.exit_code == 0
     first, second = result.reports

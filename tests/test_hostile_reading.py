@@ -164,6 +164,7 @@ MALFORMED = {
     "cell_metadata_not_a_mapping": lambda d: exercise_cell(d).update(metadata="x"),
     "tags_not_a_list": lambda d: exercise_cell(d)["metadata"].update(tags=5),
     "version_not_a_number": lambda d: d.update(nbformat="4"),
+    "lone_surrogate_in_code": lambda d: exercise_cell(d).update(source="x = '\ud800'\n"),
     "worksheets_not_a_list": lambda d: (d.pop("cells"), d.update(nbformat=3, worksheets=7)),
 }
 # Written as text, as a hand-made file would be: JSON that json.loads itself refuses.
