@@ -23,6 +23,9 @@ from chunklab.reading.source import KIT_CELL_TAG, NOTEBOOK_METADATA_KEY, CodeCel
 from chunklab.scoring.report import Problem
 
 SAVE_AGAIN = "open it in Jupyter and save it again"
+CLEAR_OUTPUTS = (
+    "clear its outputs (Edit > Clear Outputs of All Cells), save it and hand it in again"
+)
 # Parsed JSON can take 20 times its size in memory when made of tiny values
 # (`[{},{},...]`). Every value but a container's first follows a comma, so commas
 # and containers, counted in the raw bytes before parsing (those in text count
@@ -44,8 +47,7 @@ class NotebookCode:
 def load_json(path: Path, raw: bytes) -> Any:
     if raw.count(b",") + raw.count(b"{") + raw.count(b"[") > MOST_JSON_VALUES:
         raise SubmissionTooLargeError(
-            f"{path.name} holds more than {MOST_JSON_VALUES:,} JSON values; "
-            "clear its outputs (Edit > Clear Outputs of All Cells), save it and hand it in again"
+            f"{path.name} holds more than {MOST_JSON_VALUES:,} JSON values; {CLEAR_OUTPUTS}"
         )
     text = decode_text(raw, path)
     try:

@@ -16,7 +16,7 @@ from chunklab.errors import (
     UsageError,
 )
 from chunklab.lessons import LESSONS, Lesson, get_lesson, lesson_named_in
-from chunklab.reading.notebook_file import read_notebook
+from chunklab.reading.notebook_file import CLEAR_OUTPUTS, read_notebook
 from chunklab.reading.python_file import read_python
 from chunklab.reading.safe_file import mode_of, read_regular_file, student_files, unsafe
 from chunklab.reading.source import CodeCell, SubmissionSource
@@ -62,7 +62,8 @@ def find_submissions(paths: list[Path]) -> list[SubmissionPath]:
         except OSError as error:
             raise UsageError(f"{path} cannot be read: {error.strerror}") from None
         if not stat.S_ISDIR(mode):
-            found.append(SubmissionPath(Path(os.path.realpath(path)), str(path)))
+            real = Path(os.path.realpath(path)) if os.path.islink(path) else path
+            found.append(SubmissionPath(real, str(path)))
             continue
         found += (SubmissionPath(entry, str(entry)) for entry in folder_submissions(path))
     return found
@@ -132,8 +133,7 @@ def read_code(file: Path, limit: int) -> ReadCode:
     if len(raw) > limit + NOTEBOOK_OUTPUTS_BYTES:
         raise SubmissionTooLargeError(
             f"{file.name} is larger than {limit + NOTEBOOK_OUTPUTS_BYTES:,} bytes with its "
-            "outputs; clear its outputs (Edit > Clear Outputs of All Cells), save it and "
-            "hand it in again"
+            f"outputs; {CLEAR_OUTPUTS}"
         )
     notebook = read_notebook(file, raw)
     if notebook.code_bytes > limit:
