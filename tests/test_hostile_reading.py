@@ -119,6 +119,8 @@ def test_size_limit_is_an_option_and_counts_code_not_notebook_outputs(chunklab, 
     cell = exercise_cell(data)
     cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "x" * 6_000_000}]
     (folder / "plots_word_chunk.ipynb").write_text(json.dumps(data))
+    cell["outputs"][0]["text"] = "x" * 17_000_000  # outputs have a bound of their own
+    (folder / "huge_plots_word_chunk.ipynb").write_text(json.dumps(data))
     cell["outputs"] = []
     cell["source"] = WORD_SOLUTION + "#" * 9000
     (folder / "wordy_word_chunk.ipynb").write_text(json.dumps(data))
@@ -142,6 +144,9 @@ def test_size_limit_is_an_option_and_counts_code_not_notebook_outputs(chunklab, 
         [error] = report["errors"]
         assert error["kind"] == "too_large"
         assert "at most 8,192 bytes" in error["message"]
+    [huge] = reports["huge_plots_word_chunk.ipynb"]["errors"]
+    assert huge["kind"] == "too_large"
+    assert "with its outputs; clear its outputs" in huge["message"]
     [bomb] = reports["bomb_word_chunk.ipynb"]["errors"]
     assert bomb["kind"] == "too_large"
     assert "more than 1,000,000 JSON values" in bomb["message"]
