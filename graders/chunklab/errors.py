@@ -69,3 +69,9 @@ class WorkerDiedError(SubmissionError):
 
 class SubmissionTimeoutError(SubmissionError):
     kind = "timeout"
+
+
+class ImportBlockedError(SubmissionError):
+    """The submission imports a module outside the standard library."""
+
+    kind = "import_blocked"
