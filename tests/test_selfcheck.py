@@ -6,17 +6,17 @@ import json
 import os
 import signal
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from chunklab.sandbox import backend
 from chunklab.authoring.submission_notebook import write_submission_notebook
-from chunklab.running.submission_proxy import CallTimedOut
-from chunklab.scoring.report import GradeReport, Problem, TestOutcome
 from chunklab.running.in_process import within
+from chunklab.running.submission_proxy import CallTimedOut
+from chunklab.sandbox import backend
+from chunklab.scoring.report import GradeReport, Problem, TestOutcome
 from chunklab.selfcheck import check_namespace, self_check
 from chunklab.writing.check_text import all_passed, check_text
 from tests.conftest import KIT_ROOT, LESSON_IDS

@@ -11,8 +11,8 @@ from pathlib import Path
 from chunklab.errors import ChunklabError, UsageError
 from chunklab.lessons import LESSONS
 from chunklab.sandbox.limits import Limits
-from chunklab.scoring.hidden_feedback import CHOICES as HIDDEN_FEEDBACK
-from chunklab.scoring.hidden_feedback import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
+from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
+from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 
 
 def build_parser() -> argparse.ArgumentParser:

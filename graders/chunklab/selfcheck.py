@@ -33,6 +33,9 @@ from chunklab.sandbox.zygote import Zygote
 from chunklab.scoring.report import GradeReport, Problem
 from chunklab.writing.check_text import check_text
 
+# The limits of a notebook's self-check: grading's defaults.
+LIMITS = Limits()
+
 
 def run_self_check(
     source: SubmissionSource, limits: Limits, zygote: Zygote | InProcessZygote
@@ -130,7 +133,7 @@ def check_namespace(
 ) -> GradeReport:
     """Check the function or class a namespace (a kernel's `globals()`) defines."""
     lesson = get_lesson(lesson_id)
-    limits = limits or Limits()
+    limits = limits or LIMITS
     if not callable(namespace.get(lesson.entry_point)):
         kind = "class" if lesson.entry_kind == "class" else "function"
         return error_report(

@@ -12,8 +12,8 @@ from chunklab.batch import grade_many
 from chunklab.kit import find_kit
 from chunklab.reading.read import find_submissions
 from chunklab.sandbox.limits import Limits
-from chunklab.scoring.hidden_feedback import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
-from chunklab.scoring.hidden_feedback import with_hidden_feedback
+from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
+from chunklab.scoring.feedback_policy import with_hidden_feedback
 from chunklab.writing.files import report_file_name, write_atomic, write_json
 from chunklab.writing.gradebook import gradebook_csv, summary
 from chunklab.writing.gradescope import gradescope_results
