@@ -8,33 +8,37 @@ the same `Session` (so the same import policy). Each worker here keeps what
 the submission prints to itself, cut at the same output limit, and gives it
 an empty standard input as a worker has.
 
-What this process cannot do as a worker does: limit memory and processes,
-survive `os._exit`, or stop code that catches every exception in an endless
-loop. `chunklab check` uses the sandbox wherever it starts.
+Each request runs on a thread of its own, so the submission's stack starts
+as shallow as in a worker (the same room for recursion) and a call past its
+time is stopped from outside. What this process cannot do as a worker does:
+limit memory and processes, survive `os._exit`, or end code that catches
+every exception in an endless loop (it is left running, unseen). `chunklab
+check` uses the sandbox wherever it starts.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import json
-import signal
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from threading import current_thread, main_thread
-from types import FrameType
 from typing import Any
 
 from chunklab.running.call_errors import CallTimedOut, WorkerCrashed
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_main import Session
 
-# A fresh worker's recursion limit (Python's default): a self-check gives the
-# submission as many frames as grading does, however deep its own stack is.
+# A fresh worker's recursion limit (Python's default). Each call runs on a thread of
+# its own, whose stack is about as deep as a worker's, so the submission gets as many
+# frames as when graded.
 WORKER_RECURSION_LIMIT = 1000
-# Frames a worker's own code holds below a call into the submission.
-WORKER_FRAMES = 4
+# A call past its time is stopped this many times, this long apart, before it is left.
+STOP_ATTEMPTS = 5
+STOP_WAIT_SECONDS = 0.1
 
 
 class CappedOutput(io.TextIOBase):
@@ -89,7 +93,8 @@ class InProcessWorker:
             raise WorkerCrashed("The self-check stopped running your code after an earlier error.")
         message = self.queued.popleft()
         try:
-            answer = within(timeout, lambda: self.run(message))
+            with self.worker_like():
+                answer = within(timeout, lambda: self.run(message))
         except CallTimedOut:
             # A real worker is ended here; the next request starts a fresh one.
             self.kill()
@@ -100,27 +105,27 @@ class InProcessWorker:
         return json.loads(json.dumps(answer))
 
     def run(self, message: dict[str, Any]) -> dict[str, Any]:
-        with self.worker_like():
+        """The request's answer; runs on the call's own thread."""
+        outer_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(self.recursion_limit)
+        try:
             if message["op"] == "load":
                 return self.session.load(message["cells"], message.get("local_modules", ()))
             return self.session.call(message)
+        finally:
+            # The submission may have set its own limit, as it could in a worker.
+            self.recursion_limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(outer_limit)
 
     @contextlib.contextmanager
     def worker_like(self) -> Iterator[None]:
-        """Printed output captured, no standard input, the worker's recursion limit."""
+        """Printed output captured and no standard input, as in a worker."""
         saved = sys.stdin, sys.stdout, sys.stderr
-        outer_limit = sys.getrecursionlimit()
-        extra = max(0, stack_depth() - WORKER_FRAMES)
-        sys.setrecursionlimit(self.recursion_limit + extra)
         sys.stdin, sys.stdout, sys.stderr = io.StringIO(""), self.output, self.output
         try:
             yield
         finally:
             sys.stdin, sys.stdout, sys.stderr = saved
-            # The submission may have set its own limit, as it could in a worker.
-            if sys.getrecursionlimit() != self.recursion_limit + extra:
-                self.recursion_limit = sys.getrecursionlimit()
-            sys.setrecursionlimit(outer_limit)
 
     def printed(self) -> str:
         return "".join(self.output.kept)
@@ -145,15 +150,6 @@ class InProcessBackend:
         else:
             answer = self.session.call(message)
         return json.loads(json.dumps(answer))
-
-
-def stack_depth() -> int:
-    frame: FrameType | None = sys._getframe(1)
-    depth = 0
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back
-    return depth
 
 
 class InProcessZygote:
@@ -184,41 +180,55 @@ class InProcessZygote:
         pass
 
 
+class StopCall(BaseException):
+    """Raised inside a call that ran out of time; `except Exception` lets it by."""
+
+
+class CallThread(threading.Thread):
+    """One request, run on a thread of its own: a fresh stack, as shallow as a worker's."""
+
+    def __init__(self, work: Callable[[], dict[str, Any]]) -> None:
+        super().__init__(name="chunklab-submission", daemon=True)
+        self.work = work
+        self.result: dict[str, Any] | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.result = self.work()
+        except BaseException as error:  # handed to the caller's thread
+            self.error = error
+
+    def stop(self) -> None:
+        """Raise `StopCall` in the thread, at its next Python instruction."""
+        if self.ident is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(self.ident), ctypes.py_object(StopCall)
+            )
+
+
 def within(seconds: float, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """`work()`, stopped with `CallTimedOut` after `seconds`.
+    """`work()`, run on its own thread and stopped with `CallTimedOut` after `seconds`.
 
-    A SIGALRM timer stops it, so only the main thread of a POSIX process has a
-    limit; elsewhere it runs unlimited. The alarm repeats in case the code
-    catches the first one. A Ctrl-C meanwhile is raised as KeyboardInterrupt,
-    even though the submission's session answers any exception it meets.
+    The stop is raised again a few times in case the code catches it; code that
+    catches it every time, or waits inside one long C call, runs on unseen while
+    the self-check goes on. A Ctrl-C while waiting stops the call and is raised.
     """
-    if not hasattr(signal, "setitimer") or current_thread() is not main_thread():
-        return work()
-    fired = interrupted = False
-
-    def on_alarm(signum: int, frame: object) -> None:
-        nonlocal fired
-        fired = True
-        raise CallTimedOut(f"Your code did not finish within {seconds:g} seconds.")
-
-    def on_interrupt(signum: int, frame: object) -> None:
-        nonlocal interrupted
-        interrupted = True
-        raise KeyboardInterrupt
-
-    previous_alarm = signal.signal(signal.SIGALRM, on_alarm)
-    previous_interrupt = signal.signal(signal.SIGINT, on_interrupt)
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
+    thread = CallThread(work)
+    thread.start()
     try:
-        answer = work()
-    except CallTimedOut:
-        fired = True
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous_alarm)
-        signal.signal(signal.SIGINT, previous_interrupt)
-    if interrupted:
-        raise KeyboardInterrupt
-    if fired:
+        thread.join(seconds)
+    except KeyboardInterrupt:
+        thread.stop()
+        raise
+    if thread.is_alive():
+        for _ in range(STOP_ATTEMPTS):
+            thread.stop()
+            thread.join(STOP_WAIT_SECONDS)
+            if not thread.is_alive():
+                break
         raise CallTimedOut(f"Your code did not finish within {seconds:g} seconds.")
-    return answer
+    if thread.error is not None:
+        raise thread.error
+    assert thread.result is not None
+    return thread.result

@@ -25,6 +25,10 @@ MAX_MESSAGE = 500
 STANDARD_LIBRARY = frozenset(sys.stdlib_module_names) | {"__main__"}
 
 
+# Where the builtins that `site` and IPython add come from.
+ADDED_BUILTINS = ("_sitebuiltins", "IPython", "ipykernel")
+
+
 class ImportBlocked(ModuleNotFoundError):
     """The submission imported a module outside the standard library."""
 
@@ -55,6 +59,18 @@ def outside_imports(tree, allowed):
             continue
         found += [n for n in names if n.split(".")[0] not in allowed and n not in found]
     return found
+
+
+def plain_builtins():
+    """The builtins of a bare interpreter: none of those `site` or IPython add (exit, display).
+
+    A worker has no others, so code run in a self-check finds the same names.
+    """
+    return {
+        name: value
+        for name, value in vars(builtins).items()
+        if not str(getattr(value, "__module__", "")).startswith(ADDED_BUILTINS)
+    }
 
 
 def guarded_import(allowed, real_import=builtins.__import__):
@@ -161,10 +177,7 @@ class Session:
         cell at all: its one problem is `import_blocked`, naming the modules.
         """
         allowed = STANDARD_LIBRARY | frozenset(local_modules)
-        self.namespace["__builtins__"] = {
-            **vars(builtins),
-            "__import__": guarded_import(allowed),
-        }
+        self.namespace["__builtins__"] = {**plain_builtins(), "__import__": guarded_import(allowed)}
         problems = []
         compiled = []
         blocked = []
