@@ -237,13 +237,30 @@ def test_check_of_a_notebook_uses_its_exercise_cell(chunklab, tmp_path: Path) ->
     assert result.exit_code == 0, result.stdout
 
 
-def test_check_json_is_one_report(chunklab) -> None:
-    result = chunklab("check", "char_chunk", KIT_ROOT / "exercises" / "char_chunk.py", "--json")
+@pytest.mark.parametrize("where", [(), ("--in-process",)], ids=["sandbox", "in-process"])
+def test_check_json_is_one_report_in_the_grade_schema(
+    chunklab, validate_report, where: tuple[str, ...]
+) -> None:
+    stub = KIT_ROOT / "exercises" / "char_chunk.py"
+    result = chunklab("check", "char_chunk", stub, "--json", *where)
     report = json.loads(result.stdout)
+    validate_report(report)
     assert result.exit_code == 1
     assert report["lesson"] == "char_chunk" and report["status"] == "graded"
     assert report["score"] == 0 and report["max_score"] > 0
     assert {t["visibility"] for t in report["tests"]} == {"visible"}
+    assert report["isolation"] in (("",) if where else ("namespaces", "process"))
+
+
+def test_check_json_of_a_file_that_cannot_be_checked_is_in_the_grade_schema(
+    chunklab, validate_report, tmp_path: Path
+) -> None:
+    result = chunklab("check", "char_chunk", tmp_path / "nowhere.py", "--json")
+    report = json.loads(result.stdout)
+    validate_report(report)
+    stub = KIT_ROOT / "exercises" / "char_chunk.py"
+    public = json.loads(chunklab("check", "char_chunk", stub, "--json").stdout)
+    assert report["status"] == "error" and report["max_score"] == public["max_score"] > 0
 
 
 def test_check_of_a_missing_file_is_a_message(chunklab, tmp_path: Path) -> None:
