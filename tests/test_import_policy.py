@@ -44,6 +44,8 @@ def test_an_outside_module_is_blocked_by_name_and_nothing_runs(module: str) -> N
         ("try:\n    import numpy\nexcept ImportError:\n    numpy = None", "numpy"),
         ("def helper():\n    import numpy\n    return numpy", "numpy"),
         ("class Pipeline:\n    def run(self):\n        from numpy import array", "numpy"),
+        ("import importlib\nnp = importlib.import_module('numpy')", "numpy"),
+        ("def helper():\n    return __import__('numpy.linalg')", "numpy.linalg"),
     ],
 )
 def test_an_import_anywhere_in_the_code_is_blocked(statement: str, named: str) -> None:
@@ -60,7 +62,9 @@ def test_every_outside_module_of_every_cell_is_named_once() -> None:
 def test_standard_library_imports_are_fine() -> None:
     answer = load(
         "from __future__ import annotations\nimport os.path\nimport re, collections\n"
-        "from xml.etree import ElementTree\nimport __main__\n" + SOLUTION
+        "from xml.etree import ElementTree\nimport __main__\nimport importlib\n"
+        "json = importlib.import_module('json')\nname = 'x'\nimport_module = len\n"
+        "import_module(name)\n" + SOLUTION
     )
     assert answer["problems"] == [] and "chunk" in answer["defined"]
 
@@ -81,7 +85,11 @@ def test_an_import_decided_at_run_time_meets_the_same_policy() -> None:
         {
             "op": "load",
             "cells": [
-                {"index": 0, "label": "c", "source": "def chunk(t, s, o):\n    __import__('nltk')"}
+                {
+                    "index": 0,
+                    "label": "c",
+                    "source": "def chunk(t, s, o):\n    __import__('nl' + 'tk')",
+                }
             ],
         }
     )

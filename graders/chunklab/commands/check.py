@@ -51,14 +51,14 @@ def find_file(lesson: Lesson, file: Path | None) -> Path:
 
 
 def start_sandbox(limits: Limits) -> Zygote | None:
-    """The grading sandbox, or None where it cannot start on this machine."""
+    """The grading sandbox, or None where it cannot start or make a worker on this machine."""
     try:
         zygote = Zygote(ZygoteSettings(limits))
-    except OSError:
+    except (OSError, ValueError):  # no fork, no descriptor passing
         return None
     try:
-        zygote.greeting()
-    except (SandboxStartError, OSError, ValueError):
+        zygote.spawn().kill()
+    except (SandboxStartError, OSError, ValueError, AttributeError):
         zygote.close()
         return None
     return zygote

@@ -47,7 +47,9 @@ def blocked_message(modules):
 def outside_imports(tree, allowed):
     """The modules an AST imports that are not allowed: anywhere, even in a try or a function.
 
-    Relative imports (`from . import x`) name the submission's own modules.
+    Relative imports (`from . import x`) name the submission's own modules. A
+    module named by a literal string (`__import__("x")`, `importlib.import_module("x")`)
+    counts as imported.
     """
     found = []
     for node in ast.walk(tree):
@@ -55,10 +57,25 @@ def outside_imports(tree, allowed):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names = [node.module]
+        elif isinstance(node, ast.Call) and imported_by_name(node):
+            names = [node.args[0].value]
         else:
             continue
         found += [n for n in names if n.split(".")[0] not in allowed and n not in found]
     return found
+
+
+def imported_by_name(call):
+    """Whether a call imports the module its first argument names, as a literal string."""
+    function = call.func
+    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+    return (
+        name in ("__import__", "import_module")
+        and bool(call.args)
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+        and not call.args[0].value.startswith(".")
+    )
 
 
 def plain_builtins():
