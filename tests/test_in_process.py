@@ -49,6 +49,11 @@ BEHAVIOURS = {
         "calls = []\ndef chunk(text, size, overlap):\n    calls.append(1)\n"
         f"    while len(calls) == 2:\n        pass\n    return {CALL}\n"
     ),
+    "raises_its_own_error": (
+        "class Oops(ValueError):\n    pass\n"
+        f"def chunk(text, size, overlap):\n    if size > 3:\n        raise Oops('no')\n"
+        f"    return {CALL}\n"
+    ),
     "imports_at_run_time": "def chunk(text, size, overlap):\n    return __import__('numpy')\n",
 }
 
