@@ -165,6 +165,18 @@ def test_the_notebook_self_check_finds_modules_from_other_cells_and_inside_funct
     assert kernel_imports(namespace) == ["hypothesis", "pytest"]
 
 
+def test_the_notebook_self_check_looks_into_methods_of_every_kind(tmp_path: Path) -> None:
+    namespace = kernel(
+        tmp_path,
+        "class ChunkingPipeline:\n"
+        "    @staticmethod\n    def a():\n        import numpy\n"
+        "    @classmethod\n    def b(cls):\n        import nltk\n"
+        "    @property\n    def c(self):\n        import pytest\n",
+    )
+    namespace["odd"] = type("Odd", (), {"__getattr__": lambda self, name: 1 / 0})()
+    assert kernel_imports(namespace) == ["numpy", "nltk", "pytest"]
+
+
 def test_the_notebook_self_check_ignores_the_kit_s_own_cells(tmp_path: Path) -> None:
     namespace = kernel(tmp_path, "from chunklab.showing import show_chunks", SOLUTION)
     assert kernel_imports(namespace) == []

@@ -79,12 +79,16 @@ def error_report(lesson: Lesson, submission: str, problem: Problem) -> GradeRepo
 def own_functions(namespace: Mapping[str, Any]) -> Iterator[FunctionType]:
     """The functions and methods the kernel's cells defined (not imported ones)."""
     for value in list(namespace.values()):
-        if getattr(value, "__module__", None) != "__main__":
+        # Only functions and classes are looked into: any other object may answer
+        # attribute look-ups with anything.
+        if not isinstance(value, (FunctionType, type)) or value.__module__ != "__main__":
             continue
-        members = vars(value).values() if isinstance(value, type) else [value]
+        members = list(vars(value).values()) if isinstance(value, type) else [value]
         for member in members:
-            member = getattr(member, "__func__", member)  # staticmethod, classmethod
-            member = getattr(member, "fget", member)  # property
+            if isinstance(member, (staticmethod, classmethod)):
+                member = member.__func__
+            elif isinstance(member, property):
+                member = member.fget
             if isinstance(member, FunctionType):
                 yield member
 
