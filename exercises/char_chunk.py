@@ -22,6 +22,8 @@ def chunk(text: str, size: int, overlap: int) -> list[str]:
     - Every character counts as it is: spaces, line breaks and accented letters
       are never removed or changed.
     - Return a list of strings (not a tuple, not a generator).
+    - Use Python's standard library only: an import of any other module (numpy,
+      nltk, ...), even inside a try, is reported as import_blocked and nothing is graded.
 
     Examples:
         chunk("abcdefgh", 3, 1)  ->  ["abc", "cde", "efg", "gh"]

@@ -19,6 +19,8 @@ def solve(text: str, size: int, overlap: int) -> list[str]:
     - Words are kept exactly as written: punctuation and capital letters stay,
       and a word that appears many times counts every time.
     - Return a list of strings (not a tuple, a generator or lists of words).
+    - Use Python's standard library only: an import of any other module (numpy,
+      nltk, ...), even inside a try, is reported as import_blocked and nothing is graded.
 
     Examples:
         solve("the cat sat on the red mat", 4, 2)

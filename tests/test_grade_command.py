@@ -25,7 +25,7 @@ def test_reference_solution_gets_full_marks(chunklab, validate_report, lesson):
 
 
 def test_stubs_score_zero_with_every_test_failing_cleanly(chunklab, validate_report):
-    result = chunklab("grade", "exercises/")
+    result = chunklab("grade", "--hidden-feedback", "full", "exercises/")
     assert result.exit_code == 0
     reports = result.reports
     assert [r["lesson"] for r in reports] == sorted(LESSON_IDS)

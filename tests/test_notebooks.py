@@ -161,15 +161,16 @@ def test_an_endless_loop_fails_the_self_check_instead_of_hanging(
     notebook = submission_notebook("char_chunk", code)
     # Shorter limits than a student gets, set in the kernel before the self-check runs.
     limits = nbformat.v4.new_code_cell(
-        "import chunklab.selfcheck as limits\n"
-        "limits.CALL_SECONDS, limits.CALL_SECONDS_AFTER_TIMEOUT = 0.5, 0.1"
+        "import chunklab.selfcheck as selfcheck\n"
+        "from chunklab.sandbox.limits import Limits\n"
+        "selfcheck.LIMITS = Limits(call_seconds=0.5)"
     )
     limits["id"] = "limits"
     notebook.cells = [limits, *(c for c in notebook.cells if c.get("id") != "kit-3")]
     run = execute(notebook, kernel_name, tmp_path, "char_chunk", "loop.ipynb")
     assert run.errors() == []
     assert run.self_check_score()[0] == 0
-    assert "look for a loop that never ends" in run.text_of("self-check")
+    assert "did not finish within 0.5 seconds" in run.text_of("self-check")
 
 
 def test_graded_solution_notebook_scores_full_marks(solution_run: Executed, chunklab) -> None:

@@ -90,10 +90,9 @@ def test_an_always_equal_object_scores_nothing(chunklab, tmp_path):
 
 
 def test_patching_pytest_changes_nothing(chunklab, tmp_path):
+    # Importing pytest is refused (standard library only); what is left is tampering.
     attempt = (
         "import sys\n"
-        "try:\n    import pytest\n    pytest.main = lambda *a, **k: 0\n"
-        "except ImportError:\n    pass\n"
         "sys.modules['pytest'] = None\n"
         "sys.modules['_pytest'] = None\n"
         "def chunk(text, size, overlap):\n    return []\n"
@@ -182,7 +181,9 @@ def test_infinite_loop_in_one_test_times_out_that_test_only(chunklab, tmp_path):
         "        while True:\n            pass\n"
         "    return _honest(text, size, overlap)\n"
     )
-    report = graded(chunklab, tmp_path, {"char_chunk.py": looping})["char_chunk.py"]
+    report = graded(chunklab, tmp_path, {"char_chunk.py": looping}, "--hidden-feedback", "full")[
+        "char_chunk.py"
+    ]
     timed_out = [t for t in report["tests"] if t["outcome"] == "timeout"]
     others = [t for t in report["tests"] if t["outcome"] != "timeout"]
     assert timed_out, "the looping input is used by at least one grader test"

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from chunklab import selfcheck
 from chunklab.authoring.submission_notebook import write_submission_notebook
+from chunklab.running.in_process import within
 from chunklab.running.submission_proxy import CallTimedOut
+from chunklab.sandbox import backend
 from chunklab.scoring.report import GradeReport, Problem, TestOutcome
-from chunklab.selfcheck import TimeLimitedBackend, check_namespace, self_check
+from chunklab.selfcheck import check_namespace, self_check
 from chunklab.writing.check_text import all_passed, check_text
 from tests.conftest import KIT_ROOT, LESSON_IDS
 
@@ -165,39 +169,50 @@ def test_a_known_mistake_shows_the_input_expected_and_returned() -> None:
 # --- the time limit -------------------------------------------------------------------------
 
 
-class SlowBackend:
-    def __init__(self, seconds: float, swallow: bool = False) -> None:
-        self.seconds = seconds
-        self.swallow = swallow
-
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        until = time.monotonic() + self.seconds
+def slow(seconds: float, swallow: bool = False) -> Callable[[], dict[str, Any]]:
+    def work() -> dict[str, Any]:
+        until = time.monotonic() + seconds
         while time.monotonic() < until:
             try:
                 time.sleep(0.01)
             except Exception:  # like student code with a broad except in its loop
-                if not self.swallow:
+                if not swallow:
                     raise
         return {"ok": None}
 
+    return work
 
-def test_a_call_past_the_limit_times_out() -> None:
-    began = time.monotonic()
-    with pytest.raises(CallTimedOut, match="more than 0.2 seconds and was stopped"):
-        TimeLimitedBackend(SlowBackend(30), 0.2).request({"op": "call"})
-    assert time.monotonic() - began < 5
+
+def test_a_call_past_the_limit_times_out_with_grading_s_message() -> None:
+    with pytest.raises(CallTimedOut, match=r"^Your code did not finish within 0.2 seconds\.$"):
+        within(0.2, slow(30))
 
 
 def test_code_that_swallows_the_timeout_is_still_stopped_in_the_end() -> None:
     with pytest.raises(CallTimedOut):
-        TimeLimitedBackend(SlowBackend(1.5, swallow=True), 0.2).request({"op": "call"})
+        within(0.2, slow(1.5, swallow=True))
 
 
-def test_a_quick_call_is_answered_and_leaves_no_alarm() -> None:
-    import signal
+def test_code_that_catches_every_stop_is_left_and_the_check_goes_on() -> None:
+    def stubborn() -> dict[str, Any]:
+        until = time.monotonic() + 2
+        while time.monotonic() < until:
+            try:
+                time.sleep(0.01)
+            except BaseException:
+                pass
+        return {"ok": None}
 
-    assert TimeLimitedBackend(SlowBackend(0), 5).request({"op": "call"}) == {"ok": None}
-    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    with pytest.raises(CallTimedOut, match="within 0.1 seconds"):
+        within(0.1, stubborn)
+
+
+def test_a_quick_call_is_answered_and_leaves_no_thread() -> None:
+    import threading
+
+    before = set(threading.enumerate())
+    assert within(5, slow(0)) == {"ok": None}
+    assert set(threading.enumerate()) <= before
 
 
 # --- chunklab check ---------------------------------------------------------------------------
@@ -222,13 +237,30 @@ def test_check_of_a_notebook_uses_its_exercise_cell(chunklab, tmp_path: Path) ->
     assert result.exit_code == 0, result.stdout
 
 
-def test_check_json_is_one_report(chunklab) -> None:
-    result = chunklab("check", "char_chunk", KIT_ROOT / "exercises" / "char_chunk.py", "--json")
+@pytest.mark.parametrize("where", [(), ("--in-process",)], ids=["sandbox", "in-process"])
+def test_check_json_is_one_report_in_the_grade_schema(
+    chunklab, validate_report, where: tuple[str, ...]
+) -> None:
+    stub = KIT_ROOT / "exercises" / "char_chunk.py"
+    result = chunklab("check", "char_chunk", stub, "--json", *where)
     report = json.loads(result.stdout)
+    validate_report(report)
     assert result.exit_code == 1
     assert report["lesson"] == "char_chunk" and report["status"] == "graded"
     assert report["score"] == 0 and report["max_score"] > 0
     assert {t["visibility"] for t in report["tests"]} == {"visible"}
+    assert report["isolation"] in (("",) if where else ("namespaces", "process"))
+
+
+def test_check_json_of_a_file_that_cannot_be_checked_is_in_the_grade_schema(
+    chunklab, validate_report, tmp_path: Path
+) -> None:
+    result = chunklab("check", "char_chunk", tmp_path / "nowhere.py", "--json")
+    report = json.loads(result.stdout)
+    validate_report(report)
+    stub = KIT_ROOT / "exercises" / "char_chunk.py"
+    public = json.loads(chunklab("check", "char_chunk", stub, "--json").stdout)
+    assert report["status"] == "error" and report["max_score"] == public["max_score"] > 0
 
 
 def test_check_of_a_missing_file_is_a_message(chunklab, tmp_path: Path) -> None:
@@ -254,7 +286,7 @@ def test_check_of_a_file_without_the_function(chunklab, tmp_path: Path) -> None:
     path.write_text("def chunks(text, size, overlap):\n    return []\n")
     result = chunklab("check", "char_chunk", path)
     assert result.exit_code == 1
-    assert "does not define the function chunk" in result.stdout
+    assert "does not define the function `chunk`" in result.stdout
 
 
 def test_check_of_a_file_with_a_syntax_error_names_the_line(chunklab, tmp_path: Path) -> None:
@@ -278,28 +310,32 @@ def test_what_the_file_prints_stays_out_of_the_json(chunklab, tmp_path: Path) ->
 def test_check_of_a_file_that_never_finishes_loading(
     chunklab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(selfcheck, "LOAD_SECONDS", 0.3)
+    monkeypatch.setattr(backend, "LOAD_SECONDS_FLOOR", 0.3)
     path = tmp_path / "char_chunk.py"
     path.write_text("while True:\n    pass\n")
-    result = chunklab("check", "char_chunk", path)
+    result = chunklab("check", "char_chunk", path, "--call-seconds", "0.3", "--json")
+    report = json.loads(result.stdout)
     assert result.exit_code == 1
-    assert "never finished" in result.stdout
-
-
-def test_after_one_timeout_later_calls_get_the_shorter_limit() -> None:
-    backend = TimeLimitedBackend(SlowBackend(30), 0.3, after_timeout=0.1)
-    with pytest.raises(CallTimedOut, match="0.3 seconds"):
-        backend.request({"op": "call"})
-    with pytest.raises(CallTimedOut, match="0.1 seconds"):
-        backend.request({"op": "call"})
+    assert report["status"] == "error" and report["errors"][0]["kind"] == "timeout"
+    assert "took longer than 0.3 seconds" in report["errors"][0]["message"]
 
 
 def test_an_interrupt_stops_the_self_check_instead_of_failing_one_check() -> None:
     def chunk(text, size, overlap):
-        raise KeyboardInterrupt  # what pressing "interrupt" in Jupyter does mid-call
+        os.kill(os.getpid(), signal.SIGINT)  # what pressing "interrupt" in Jupyter does
+        time.sleep(5)
 
     with pytest.raises(KeyboardInterrupt):
         check_namespace("char_chunk", {"chunk": chunk})
+
+
+def test_code_that_raises_keyboard_interrupt_itself_is_checked_as_grading_does() -> None:
+    def chunk(text, size, overlap):
+        raise KeyboardInterrupt
+
+    report = check_namespace("char_chunk", {"chunk": chunk})
+    assert report.status == "graded" and report.score == 0
+    assert {t.outcome for t in report.tests} == {"failed"}
 
 
 def test_code_that_fails_after_defining_the_function_is_checked_with_a_note(

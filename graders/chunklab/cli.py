@@ -11,6 +11,8 @@ from pathlib import Path
 from chunklab.errors import ChunklabError, UsageError
 from chunklab.lessons import LESSONS
 from chunklab.sandbox.limits import Limits
+from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
+from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,6 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--resume", action="store_true", help="skip submissions already graded in --out"
     )
+    grade.add_argument(
+        "--hidden-feedback",
+        choices=HIDDEN_FEEDBACK,
+        default=DEFAULT_HIDDEN_FEEDBACK,
+        help="what a hidden test shows: full (input, expected, got), rule (the rule only), "
+        f"none (points only) (default: {DEFAULT_HIDDEN_FEEDBACK})",
+    )
     Limits.add_arguments(grade)
 
     check = commands.add_parser("check", help="a student's self-check: public tests only")
@@ -65,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="your .py file or notebook (default: the lesson's file here)",
     )
     check.add_argument("--json", action="store_true", help="print JSON instead of text")
+    check.add_argument(
+        "--in-process",
+        action="store_true",
+        help="run your code in this process, not in the grading sandbox (as a notebook does)",
+    )
+    Limits.add_arguments(check)
 
     commands.add_parser(
         "validate", help="prove the graders: references, stubs, mistakes, notebooks"
@@ -90,12 +105,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 jobs=args.jobs,
                 output_format=args.format,
                 resume=args.resume,
+                hidden_feedback=args.hidden_feedback,
                 limits=Limits.from_arguments(args),
             )
         if args.command == "check":
             from chunklab.commands.check import check_command
 
-            return check_command(args.lesson, args.file, as_json=args.json)
+            return check_command(
+                args.lesson,
+                args.file,
+                as_json=args.json,
+                limits=Limits.from_arguments(args),
+                sandbox=not args.in_process,
+            )
         if args.command == "validate":
             from chunklab.commands.validate import validate_command
 

@@ -91,3 +91,9 @@ class LessonConflictError(SubmissionError):
     """The notebook's metadata names one lesson and its file name another."""
 
     kind = "lesson_conflict"
+
+
+class ImportBlockedError(SubmissionError):
+    """The submission imports a module outside the standard library."""
+
+    kind = "import_blocked"

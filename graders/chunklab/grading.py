@@ -12,11 +12,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from chunklab.errors import MissingDefinitionError, SubmissionError, SyntaxErrorInSubmission
+from chunklab.errors import (
+    ImportBlockedError,
+    KitLayoutError,
+    MissingDefinitionError,
+    SubmissionError,
+    SyntaxErrorInSubmission,
+)
 from chunklab.kit import Kit, load_reference
 from chunklab.lessons import Lesson
 from chunklab.reading.read import SubmissionPath, likely_lesson, read_submission
 from chunklab.reading.source import SubmissionSource
+from chunklab.running.in_process import InProcessZygote
 from chunklab.running.plugin import SuiteEntry
 from chunklab.running.pytest_run import run_suites, suite_max_score
 from chunklab.running.submission_proxy import SubmissionProxy
@@ -30,18 +37,21 @@ from chunklab.scoring.report import GradeReport, Problem
 class GradingSession:
     """What one grading process keeps between submissions: its zygote and lesson data."""
 
-    kit: Kit
+    kit: Kit | None  # None for a self-check: the public checks need no reference
     limits: Limits
-    zygote: Zygote | None = None
+    # Where workers come from: the sandbox, or this process for a self-check without one.
+    zygote: Zygote | InProcessZygote | None = None
     references: dict[str, ModuleType] = field(default_factory=dict)
     max_scores: dict[str, float] = field(default_factory=dict)
 
-    def sandbox(self) -> Zygote:
+    def sandbox(self) -> Zygote | InProcessZygote:
         if self.zygote is None:
             self.zygote = Zygote(ZygoteSettings(self.limits))
         return self.zygote
 
     def reference(self, lesson: Lesson) -> ModuleType:
+        if self.kit is None:
+            raise KitLayoutError("the hidden checks need the kit's reference solutions")
         if lesson.id not in self.references:
             self.references[lesson.id] = load_reference(self.kit, lesson)
         return self.references[lesson.id]
@@ -119,12 +129,17 @@ def grade_submissions(
 
 
 def grade_lesson_group(
-    group: list[tuple[int, SubmissionSource]], session: GradingSession
+    group: list[tuple[int, SubmissionSource]],
+    session: GradingSession,
+    *,
+    visible_only: bool = False,
 ) -> dict[int, GradeReport]:
+    """Reports for submissions of one lesson; `visible_only` for a self-check's public checks."""
     lesson = group[0][1].lesson
     opened = {f"s{index}": OpenedSubmission(source, session) for index, source in group}
     entries = [SuiteEntry(key, each.open, each.close) for key, each in opened.items()]
-    run = run_suites(lesson, entries, reference=session.reference(lesson))
+    reference = None if visible_only else session.reference(lesson)
+    run = run_suites(lesson, entries, reference=reference, visible_only=visible_only)
     reports = {}
     for index, source in group:
         key = f"s{index}"
@@ -173,7 +188,13 @@ def error_report(
 
 
 def load_warnings(source: SubmissionSource, problems: list[dict]) -> tuple[Problem, ...]:
-    """A syntax error in a `.py` file stops grading; in a notebook only its cell is lost."""
+    """A syntax error in a `.py` file stops grading; in a notebook only its cell is lost.
+
+    A module from outside the standard library stops grading either way.
+    """
+    for problem in problems:
+        if problem["kind"] == "import_blocked":
+            raise ImportBlockedError(problem["message"])
     if source.kind == "python":
         for problem in problems:
             if problem["kind"] == "syntax_error":

@@ -1,7 +1,8 @@
 """`chunklab check LESSON [FILE]`: a student's self-check of a `.py` file or a notebook.
 
-The same public checks as the notebook's self-check cell, run in this process
-on the student's own machine. Exit status 0 when every public check passes.
+The public checks, run the way grading runs them (see `chunklab.selfcheck`):
+in the sandbox where it starts on this machine, else in this process with
+the same limits. Exit status 0 when every public check passes.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from chunklab.errors import SubmissionError
 from chunklab.lessons import Lesson, get_lesson
 from chunklab.reading.read import read_submission
 from chunklab.reading.source import SubmissionSource
-from chunklab.running.in_process import InProcessBackend
-from chunklab.running.submission_proxy import CallTimedOut
+from chunklab.running.in_process import InProcessZygote
+from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.zygote import SandboxStartError, Zygote, ZygoteSettings
 from chunklab.scoring.report import GradeReport, Problem
-from chunklab.selfcheck import load_cells, missing_definition, run_public_checks
+from chunklab.selfcheck import error_report, run_self_check
 from chunklab.writing.check_text import all_passed, check_text
 
 
@@ -48,58 +50,41 @@ def find_file(lesson: Lesson, file: Path | None) -> Path:
     )
 
 
-def load_problems(answer: dict[str, object]) -> tuple[Problem, ...]:
-    found = answer.get("problems", [])
-    return tuple(
-        Problem(str(p.get("kind", "raised")), str(p.get("message", "")))
-        for p in found
-        if isinstance(p, dict)
-    )
-
-
-def check_source(source: SubmissionSource) -> GradeReport:
-    lesson = source.lesson
-    backend = InProcessBackend()
+def start_sandbox(limits: Limits) -> Zygote | None:
+    """The grading sandbox, or None where it cannot start or make a worker on this machine."""
     try:
-        answer = load_cells(backend, [cell.to_message() for cell in source.cells])
-    except CallTimedOut as timeout:
-        problem = Problem(
-            "timeout",
-            f"running {source.path.name} never finished ({timeout}); "
-            "look for a loop at the top level of your code",
-        )
-        return run_public_checks(lesson, backend, submission=source.display, problem=problem)
-    loaded = load_problems(answer)
-    defined = [str(name) for name in answer.get("defined", [])]
-    problem = missing_definition(
-        lesson, defined, source.path.name, "keep the name and parameters the stub gives it."
-    )
-    if problem is not None and loaded:
-        # The missing definition is most likely explained by the code that failed to run.
-        problem = Problem(loaded[0].kind, f"{loaded[0].message}\n{problem.message}")
-    return run_public_checks(
-        lesson,
-        backend,
-        submission=source.display,
-        problem=problem,
-        warnings=() if problem else loaded,
-    )
+        zygote = Zygote(ZygoteSettings(limits))
+    except (OSError, ValueError):  # no fork, no descriptor passing
+        return None
+    try:
+        zygote.spawn().kill()
+    except (SandboxStartError, OSError, ValueError, AttributeError):
+        zygote.close()
+        return None
+    return zygote
 
 
-def error_report(lesson: Lesson, file: Path, error: SubmissionError) -> GradeReport:
-    """Nothing of the file ran; the report still says the public checks' full marks."""
-    problem = Problem(error.kind, str(error))
-    return run_public_checks(lesson, InProcessBackend(), submission=str(file), problem=problem)
+def check_source(source: SubmissionSource, limits: Limits, *, sandbox: bool = True) -> GradeReport:
+    """The public checks' report of a submission, as grading would run them."""
+    zygote = start_sandbox(limits) if sandbox else None
+    return run_self_check(source, limits, zygote or InProcessZygote(limits))
 
 
-def check_command(lesson_id: str, file: Path | None, *, as_json: bool) -> int:
+def check_command(
+    lesson_id: str,
+    file: Path | None,
+    *,
+    as_json: bool,
+    limits: Limits | None = None,
+    sandbox: bool = True,
+) -> int:
     lesson = get_lesson(lesson_id)
     path = file if file is not None else Path(lesson.file_name)
     try:
         path = find_file(lesson, file)
-        report = check_source(read_submission(path, lesson.id))
+        report = check_source(read_submission(path, lesson.id), limits or Limits(), sandbox=sandbox)
     except SubmissionError as error:
-        report = error_report(lesson, path, error)
+        report = error_report(lesson, str(path), Problem(error.kind, str(error)))
     if as_json:
         print(json.dumps(report.to_json()))
     else:

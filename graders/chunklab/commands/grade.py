@@ -12,6 +12,8 @@ from chunklab.batch import grade_many
 from chunklab.kit import find_kit
 from chunklab.reading.read import SubmissionPath, find_submissions
 from chunklab.sandbox.limits import Limits
+from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
+from chunklab.scoring.feedback_policy import with_hidden_feedback
 from chunklab.writing.files import (
     report_file_name,
     write_atomic,
@@ -50,11 +52,17 @@ def grade_command(
     output_format: str,
     resume: bool,
     limits: Limits,
+    hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK,
 ) -> int:
     started = time.monotonic()
     kit = find_kit(Path.cwd())
     items = find_submissions(paths)
-    shape = gradescope_results if output_format == "gradescope" else (lambda report: report)
+    layout = gradescope_results if output_format == "gradescope" else (lambda report: report)
+
+    def shape(report: dict[str, Any]) -> dict[str, Any]:
+        # What students may see of hidden tests, in every output that carries tests.
+        return layout(with_hidden_feedback(report, hidden_feedback))
+
     # Reports as JSON lines, until it is their turn on stdout (input order).
     waiting: dict[int, str] = {}
     outlines: list[dict[str, Any] | None] = [None] * len(items)

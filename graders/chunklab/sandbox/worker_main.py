@@ -6,6 +6,7 @@ holds grader, test or solution code. Requests and answers are JSON; every
 value a submission returns is checked to be plain data before it leaves.
 """
 
+import ast
 import builtins
 import json
 import math
@@ -19,6 +20,85 @@ PLAIN_SCALARS = (str, int, bool, type(None))
 MAX_REPR = 300
 MAX_DEPTH = 60
 MAX_MESSAGE = 500
+# What a submission may import: Python's standard library, and the helper modules
+# that travel with it (named in the load request).
+STANDARD_LIBRARY = frozenset(sys.stdlib_module_names) | {"__main__"}
+
+
+# Where the builtins that `site` and IPython add come from.
+ADDED_BUILTINS = ("_sitebuiltins", "IPython", "ipykernel")
+
+
+class ImportBlocked(ModuleNotFoundError):
+    """The submission imported a module outside the standard library."""
+
+
+def blocked_message(modules):
+    names = ", ".join(modules)
+    what = "a module" if len(modules) == 1 else "modules"
+    return (
+        f"your code imports {names}: {what} outside Python's standard library. "
+        "Submissions may use the standard library only (even a module installed here "
+        "is not there when your work is graded): remove the import and write that part "
+        "with the standard library."
+    )
+
+
+def outside_imports(tree, allowed):
+    """The modules an AST imports that are not allowed: anywhere, even in a try or a function.
+
+    Relative imports (`from . import x`) name the submission's own modules. A
+    module named by a literal string (`__import__("x")`, `importlib.import_module("x")`)
+    counts as imported.
+    """
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Call) and imported_by_name(node):
+            names = [node.args[0].value]
+        else:
+            continue
+        found += [n for n in names if n.split(".")[0] not in allowed and n not in found]
+    return found
+
+
+def imported_by_name(call):
+    """Whether a call imports the module its first argument names, as a literal string."""
+    function = call.func
+    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+    return (
+        name in ("__import__", "import_module")
+        and bool(call.args)
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+        and not call.args[0].value.startswith(".")
+    )
+
+
+def plain_builtins():
+    """The builtins of a bare interpreter: none of those `site` or IPython add (exit, display).
+
+    A worker has no others, so code run in a self-check finds the same names.
+    """
+    return {
+        name: value
+        for name, value in vars(builtins).items()
+        if not str(getattr(value, "__module__", "")).startswith(ADDED_BUILTINS)
+    }
+
+
+def guarded_import(allowed, real_import=builtins.__import__):
+    """`__import__` for the submission: an import decided at run time meets the same policy."""
+
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and name.split(".")[0] not in allowed:
+            raise ImportBlocked(blocked_message([name]), name=name)
+        return real_import(name, globals, locals, fromlist, level)
+
+    return __import__
 
 
 def safe_repr(value):
@@ -91,6 +171,11 @@ def student_traceback(exc, file_name):
     return short_text("".join(lines), 2000)
 
 
+def import_blocked(modules):
+    problem = {"kind": "import_blocked", "modules": modules, "message": blocked_message(modules)}
+    return {"problems": [problem], "defined": []}
+
+
 class Session:
     """One submission's namespace, its live objects, and the calls made into it."""
 
@@ -102,13 +187,23 @@ class Session:
         self.namespace = module.__dict__
         self.handles = {}
 
-    def load(self, cells):
-        """Run every cell; a cell that fails is reported and the others still run."""
+    def load(self, cells, local_modules=()):
+        """Run every cell; a cell that fails is reported and the others still run.
+
+        A submission that imports a module outside the standard library runs no
+        cell at all: its one problem is `import_blocked`, naming the modules.
+        """
+        allowed = STANDARD_LIBRARY | frozenset(local_modules)
+        self.namespace["__builtins__"] = {**plain_builtins(), "__import__": guarded_import(allowed)}
         problems = []
+        compiled = []
+        blocked = []
         for cell in cells:
             label = cell["label"]
             try:
-                code = compile(cell["source"], label, "exec")
+                tree = compile(cell["source"], label, "exec", ast.PyCF_ONLY_AST)
+                blocked += [n for n in outside_imports(tree, allowed) if n not in blocked]
+                compiled.append((cell, compile(tree, label, "exec")))
             except SyntaxError as exc:
                 problems.append(
                     {
@@ -118,17 +213,22 @@ class Session:
                         "message": f"{label}, line {exc.lineno}: {exc.msg}",
                     }
                 )
-                continue
+        if blocked:
+            return import_blocked(blocked)
+        for cell, code in compiled:
             try:
                 exec(code, self.namespace)
+            except ImportBlocked as exc:
+                return import_blocked([exc.name])
             except BaseException as exc:  # SystemExit and KeyboardInterrupt included
                 problems.append(
                     {
                         "cell": cell["index"],
                         "kind": "raised",
-                        "message": student_traceback(exc, label),
+                        "message": student_traceback(exc, cell["label"]),
                     }
                 )
+        problems.sort(key=lambda problem: problem["cell"])  # in the order of the cells
         defined = sorted(
             name
             for name, value in self.namespace.items()
@@ -193,7 +293,7 @@ def serve(requests, answers):
     for line in requests:
         request = json.loads(line)
         if request["op"] == "load":
-            send(answers, session.load(request["cells"]))
+            send(answers, session.load(request["cells"], request.get("local_modules", ())))
         elif request["op"] == "calls":
             for call in request["calls"]:
                 send(answers, session.call(call))

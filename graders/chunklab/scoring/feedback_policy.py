@@ -1,0 +1,43 @@
+"""How much of a hidden test a report shows: the instructor's choice, the same in every output.
+
+Hidden inputs are seeded, so the same ones come back at every grading: a
+student who sees them in the feedback could collect them over resubmissions
+and answer them by heart. Visible tests always keep their full feedback.
+
+- `full`: the rule, the input, what was expected and what the code returned;
+- `rule`: the rule only (the default);
+- `none`: points only, and not even which rule a hidden test checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CHOICES = ("full", "rule", "none")
+DEFAULT = "rule"
+
+
+def hidden_test_shown(test: dict[str, Any], number: int, policy: str) -> dict[str, Any]:
+    if test["visibility"] != "hidden" or policy == "full":
+        return test
+    if policy == "rule":
+        return {**test, "feedback": ""}
+    return {
+        **test,
+        "name": f"hidden check {number}",
+        "rule": "a hidden check",
+        "outcome": "passed" if test["outcome"] == "passed" else "failed",
+        "feedback": "",
+    }
+
+
+def with_hidden_feedback(report: dict[str, Any], policy: str) -> dict[str, Any]:
+    """The report (as JSON data) with its hidden tests shown as `policy` allows."""
+    if policy not in CHOICES:
+        raise ValueError(f"hidden feedback must be one of {', '.join(CHOICES)}, not {policy!r}")
+    hidden = iter(range(1, len(report.get("tests", [])) + 1))
+    tests = [
+        hidden_test_shown(test, next(hidden) if test["visibility"] == "hidden" else 0, policy)
+        for test in report.get("tests", [])
+    ]
+    return {**report, "tests": tests}
