@@ -104,11 +104,11 @@ def grade_submissions(
     for index, item in enumerate(items):
         started = time.monotonic()
         try:
-            source = read_submission(item.path, lesson_id, item.display)
+            source = read_submission(item.path, item.lesson or lesson_id, item.display)
         except SubmissionError as error:
-            lesson = LESSONS.get(lesson_id) if lesson_id else None
+            lesson = LESSONS.get(item.lesson or lesson_id or "")
             reports[index] = error_report(
-                item.display, lesson, error, session, time.monotonic() - started
+                item.display, lesson, error, session, time.monotonic() - started, item.student
             )
             continue
         by_lesson.setdefault(source.lesson.id, []).append((index, source))
@@ -136,6 +136,7 @@ def grade_lesson_group(
                 session,
                 each.duration,
                 isolation=session.sandbox().isolation,
+                student=source.student,
             )
             continue
         outcomes = run.outcomes[key]
@@ -148,6 +149,7 @@ def grade_lesson_group(
             duration_s=each.duration,
             max_score=sum(t.max_score for t in outcomes),
             isolation=session.sandbox().isolation,
+            student=source.student,
         )
     return reports
 
@@ -158,9 +160,11 @@ def error_report(
     error: SubmissionError,
     session: GradingSession,
     duration: float,
+    student: str = "",
     isolation: str = "",
 ) -> GradeReport:
     return GradeReport(
+        student=student,
         lesson=lesson.id if lesson else None,
         submission=display,
         status="error",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from chunklab.errors import SubmissionError
+from chunklab.errors import SubmissionError, UsageError
 from chunklab.lessons import Lesson, get_lesson
 from chunklab.reading.read import read_submission
 from chunklab.reading.source import SubmissionSource
@@ -92,8 +92,22 @@ def error_report(lesson: Lesson, file: Path, error: SubmissionError) -> GradeRep
     return run_public_checks(lesson, InProcessBackend(), submission=str(file), problem=problem)
 
 
-def check_command(lesson_id: str, file: Path | None, *, as_json: bool) -> int:
-    lesson = get_lesson(lesson_id)
+def lesson_of(file: Path) -> Lesson:
+    """The lesson a file names (file name or notebook metadata), as `grade` tells it."""
+    if not file.exists():
+        raise UsageError(f"there is no file {file}; give the path of your .py file or notebook")
+    try:
+        return read_submission(file).lesson
+    except SubmissionError as error:
+        raise UsageError(
+            f"{error} (or give the lesson first: chunklab check LESSON {file})"
+        ) from None
+
+
+def check_command(lesson_id: str | None, file: Path | None, *, as_json: bool) -> int:
+    if lesson_id is None and file is None:
+        raise UsageError("give your .py file or notebook, e.g. chunklab check char_chunk.py")
+    lesson = get_lesson(lesson_id) if lesson_id else lesson_of(file)
     path = file if file is not None else Path(lesson.file_name)
     try:
         path = find_file(lesson, file)

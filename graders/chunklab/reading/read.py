@@ -11,10 +11,11 @@ from chunklab.errors import (
     UnreadableSubmissionError,
     UsageError,
 )
-from chunklab.lessons import Lesson, get_lesson, lesson_named_in
+from chunklab.lessons import LESSONS, Lesson, get_lesson, lesson_named_in
 from chunklab.reading.notebook_file import read_notebook
 from chunklab.reading.python_file import read_python
 from chunklab.reading.source import CodeCell, SubmissionSource
+from chunklab.reading.student import helpers_cell, lessons_in, pick_file, student_name
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb")
 # A submission larger than this is not a chunking exercise; refuse before reading it all.
@@ -27,38 +28,53 @@ class SubmissionPath:
 
     path: Path
     display: str
+    # Whose work it is: the folder's name, or the file's name without its lesson id.
+    student: str = ""
+    # The lesson a student's folder was split by (one submission per lesson in it).
+    lesson: str | None = None
 
 
-def find_submissions(paths: list[Path]) -> list[SubmissionPath]:
+def find_submissions(paths: list[Path], lesson_id: str | None = None) -> list[SubmissionPath]:
     """Each path as given, or for a folder each `.py`/`.ipynb` file and sub-folder in it."""
     found: list[SubmissionPath] = []
     for path in paths:
         if not path.exists():
             raise UsageError(f"{path} does not exist")
         if path.is_file():
-            found.append(SubmissionPath(path, str(path)))
+            found.append(SubmissionPath(path, str(path), student_name(path)))
             continue
         for entry in sorted(path.iterdir()):
             if entry.name.startswith((".", "_")):
                 continue
-            if entry.is_dir() or entry.suffix in SUBMISSION_SUFFIXES:
-                found.append(SubmissionPath(entry, str(entry)))
+            if entry.is_dir():
+                found += student_folder(entry, lesson_id)
+            elif entry.suffix in SUBMISSION_SUFFIXES:
+                found.append(SubmissionPath(entry, str(entry), student_name(entry)))
     return found
 
 
+def student_folder(folder: Path, lesson_id: str | None) -> list[SubmissionPath]:
+    """One submission per lesson a student's folder holds files for (only `lesson_id`'s if set)."""
+    student = student_name(folder)
+    lessons = [lesson_id] if lesson_id else list(lessons_in(folder))
+    found = []
+    for lesson in lessons:
+        candidates = pick_file(folder, get_lesson(lesson))
+        # A folder of several lessons is told apart by the file graded for each.
+        display = str(candidates[0]) if candidates and len(lessons) > 1 else str(folder)
+        found.append(SubmissionPath(folder, display, student, lesson))
+    return found or [SubmissionPath(folder, str(folder), student)]
+
+
 def submission_file(path: Path, lesson_id: str | None) -> Path:
-    """The file to grade in a student's folder: the one named for the lesson, or the only one."""
+    """The file to grade in a student's folder: the only one, or the one that is the lesson's.
+
+    Only regular files are considered, found without following symbolic links.
+    """
     if not path.is_dir():
         return path
-    files = sorted(
-        p
-        for p in path.rglob("*")
-        if p.suffix in SUBMISSION_SUFFIXES and p.is_file() and ".ipynb_checkpoints" not in p.parts
-    )
-    if lesson_id is not None:
-        named = [p for p in files if lesson_id in p.name]
-        files = named or files
-    if len(files) == 1:
+    files = pick_file(path, get_lesson(lesson_id) if lesson_id in LESSONS else None)
+    if files and (len(files) == 1 or lesson_id in LESSONS):
         return files[0]
     if not files:
         raise UnreadableSubmissionError(
@@ -66,8 +82,8 @@ def submission_file(path: Path, lesson_id: str | None) -> Path:
         )
     names = ", ".join(p.name for p in files[:5])
     raise UnreadableSubmissionError(
-        f"the folder {path.name} holds several files ({names}); "
-        "keep one, or name the one to grade after its lesson (e.g. char_chunk.py)"
+        f"the folder {path.name} holds several files ({names}) and none names its lesson; "
+        "name the one to grade after its lesson (e.g. char_chunk.py), or grade with --lesson"
     )
 
 
@@ -116,6 +132,13 @@ def read_submission(
     else:
         raise UnreadableSubmissionError(f"{file.name} is neither a .py file nor an .ipynb notebook")
     lesson = choose_lesson(file, lesson_id, notebook_lesson)
+    if path.is_dir():
+        cells = helpers_cell(path, file) + cells
     return SubmissionSource(
-        path=file, display=display or str(path), kind=kind, lesson=lesson, cells=cells
+        path=file,
+        display=display or str(path),
+        kind=kind,
+        lesson=lesson,
+        cells=cells,
+        student=student_name(path),
     )

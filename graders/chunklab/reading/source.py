@@ -37,3 +37,5 @@ class SubmissionSource:
     lesson: Lesson
     cells: tuple[CodeCell, ...]
     warnings: tuple[Problem, ...] = ()
+    # Whose work it is (see reading/student.py).
+    student: str = ""

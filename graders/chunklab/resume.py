@@ -1,0 +1,117 @@
+"""`--resume`: reuse a report only for exactly what was graded.
+
+A report is keyed on the submission's resolved path, the lesson it was asked
+to be graded as, and a hash of its content (every regular file of a student
+folder), so a changed file is graded again and a grade is never reused for
+another lesson. The index is a JSON Lines file in the output folder, one line
+appended per graded submission: an interrupted run keeps what it finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from chunklab.reading.read import SubmissionPath
+from chunklab.reading.student import regular_files
+
+INDEX_NAME = ".chunklab-resume.jsonl"
+
+
+@dataclass(frozen=True)
+class ResumeKey:
+    path: str
+    lesson: str
+    digest: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "lesson": self.lesson, "digest": self.digest}
+
+
+def content_digest(path: Path) -> str:
+    """A hash of a file, or of a folder's regular files (names and bytes); no link followed."""
+    digest = hashlib.sha256()
+    files = regular_files(path) if path.is_dir() else [path]
+    for file in files:
+        digest.update(str(file.relative_to(path) if path.is_dir() else file.name).encode())
+        digest.update(b"\0")
+        try:
+            with file.open("rb") as stream:
+                while block := stream.read(1 << 20):
+                    digest.update(block)
+        except OSError:
+            digest.update(b"unreadable")
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def resume_key(item: SubmissionPath, lesson_id: str | None) -> ResumeKey:
+    return ResumeKey(
+        path=str(item.path.resolve()),
+        lesson=item.lesson or lesson_id or "",
+        digest=content_digest(item.path),
+    )
+
+
+@dataclass(frozen=True)
+class Vanished:
+    """A report of an earlier run whose submission is no longer among the paths graded."""
+
+    submission: str
+    path: str
+
+
+class ResumeIndex:
+    """The reports earlier runs graded, by key; new reports are appended as they come."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.path = out_dir / INDEX_NAME
+        self.reports: dict[ResumeKey, dict[str, Any]] = {}
+        self.stream: TextIO | None = None
+        for line in self._lines():
+            try:
+                record = json.loads(line)
+                key = ResumeKey(**record["key"])
+                report = record["report"]
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by an interrupted run
+            if isinstance(report, dict):
+                self.reports[key] = report
+
+    def _lines(self) -> list[str]:
+        try:
+            return self.path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return []
+
+    def previous(self, key: ResumeKey) -> dict[str, Any] | None:
+        report = self.reports.get(key)
+        if report is None or (key.lesson and report.get("lesson") not in (key.lesson, None)):
+            return None
+        return report
+
+    def record(self, key: ResumeKey, report: dict[str, Any]) -> None:
+        if self.stream is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.stream = self.path.open("a", encoding="utf-8")
+        line = json.dumps({"key": key.to_json(), "report": report}, ensure_ascii=False)
+        self.stream.write(line + "\n")
+        self.stream.flush()
+        self.reports[key] = report
+
+    def vanished(self, present: set[str]) -> list[Vanished]:
+        """Reports of earlier runs whose resolved path is not among `present`."""
+        gone: dict[str, Vanished] = {}
+        for key, report in self.reports.items():
+            if key.path not in present:
+                submission = str(report.get("submission", key.path))
+                gone[submission] = Vanished(submission, key.path)
+        return sorted(gone.values(), key=lambda v: v.submission)
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+            self.stream = None
