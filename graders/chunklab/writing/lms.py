@@ -6,7 +6,8 @@ ids), then one column per assignment; an optional second row, `Points
 Possible`, gives each assignment's points. Moodle's CSV grade import maps
 one column to a user field (email address, username or ID number) and each
 other column to a grade item, so its file starts with the roster's
-identifying columns, then one column per lesson.
+identifying columns, then one column per lesson. With a roster, a student
+it does not list is left out: the LMS could not place the row.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def canvas_csv(
     ]
     for student, results in by_student(entries).items():
         listed = roster.find(student) if roster else None
-        rows.append(canvas_ids(student, listed) + scores_of(results, lessons))
+        if roster is None or listed is not None:  # the LMS cannot place a student it lacks
+            rows.append(canvas_ids(student, listed) + scores_of(results, lessons))
     return csv_text((*CANVAS_ID_COLUMNS, *lessons), rows)
 
 
@@ -58,6 +60,8 @@ def moodle_csv(entries: Sequence[Entry], roster: Roster | None) -> str:
     rows = []
     for student, results in by_student(entries).items():
         listed = roster.find(student) if roster else None
+        if roster is not None and listed is None:
+            continue
         ids = [listed.field(c) if listed and known else student for c in columns]
         rows.append(ids + scores_of(results, lessons))
     return csv_text((*columns, *lessons), rows)
