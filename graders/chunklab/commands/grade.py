@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -77,6 +80,33 @@ class JsonLinesOut:
             self.enabled = False
             self.waiting.clear()
             silence(self.stream)
+
+
+class StopRequest:
+    """Ctrl-C during grading: noted, and raised to stop the work under way.
+
+    The grader suites run under pytest, which turns a KeyboardInterrupt into an
+    early end of its session; reports that come back after the request may
+    therefore be incomplete, and are never kept.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.requested = True
+        raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def on_interrupt(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.signal(signal.SIGINT, self._handle)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 @dataclass
@@ -238,18 +268,22 @@ def grade_command(
             take(number, previous, fresh=False)
     printer.print_ready()
     progress = ProgressBar(0 if quiet else len(todo), sys.stderr)
-    interrupted = False
+    stop = StopRequest()
     try:
-        for number, report in grade_many(todo, lesson_id, kit, limits, jobs):
-            take(number, report, fresh=True)
-            progress.advance()
-            printer.print_ready()
+        with stop.on_interrupt():
+            for number, report in grade_many(todo, lesson_id, kit, limits, jobs):
+                if stop.requested:
+                    break  # finished while stopping, perhaps cut short: graded again on resume
+                take(number, report, fresh=True)
+                progress.advance()
+                printer.print_ready()
     except KeyboardInterrupt:
-        interrupted = True
+        stop.requested = True
     finally:
         progress.finish()
         if index is not None:
             index.close()
+    interrupted = stop.requested
     vanished = vanished_reports(index, keys, resume)
     outlines, entries, written = write_class_files(
         results, settings, vanished, time.monotonic() - started
