@@ -109,6 +109,19 @@ def grade_folder(root: Path, setup: AutograderSetup, submitter: Submitter) -> di
     return {**report, "student": submitter.student}
 
 
+def graded_note(report: dict[str, Any], root: Path, setup: AutograderSetup) -> str:
+    """Which file was graded, and which others were not: a student who handed in two knows."""
+    folder = root / "submission"
+    if not folder.is_dir() or report["submission"].startswith("("):
+        return ""
+    names = [p.relative_to(folder).as_posix() for p in pick_file(folder, setup.lesson)]
+    others = [name for name in names if name != report["submission"]]
+    note = f"Graded {report['submission']} as the lesson {setup.lesson.id}."
+    if others:
+        note += f" Not graded: {', '.join(others)}."
+    return note
+
+
 def kit_failure(error: BaseException, submitter: Submitter) -> dict[str, Any]:
     return {
         "score": 0,
@@ -133,7 +146,11 @@ def run(root: Path) -> dict[str, Any]:
         setup = read_setup(root)
         report = grade_folder(root, setup, submitter)
         print(json.dumps(report, indent=2, ensure_ascii=False))
-        return gradescope_results(report, setup.options, {"submission_id": submitter.submission_id})
+        results = gradescope_results(
+            report, setup.options, {"submission_id": submitter.submission_id}
+        )
+        note = graded_note(report, root, setup)
+        return {**results, "output": "\n".join(t for t in (note, results["output"]) if t)}
     except BaseException as error:  # noqa: BLE001 - results.json is written whatever failed
         traceback.print_exc(file=sys.stdout)
         return kit_failure(error, submitter)
