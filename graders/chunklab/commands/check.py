@@ -13,6 +13,7 @@ from chunklab.errors import SubmissionError, UsageError
 from chunklab.lessons import Lesson, get_lesson
 from chunklab.reading.read import read_submission
 from chunklab.reading.source import SubmissionSource
+from chunklab.reading.student import file_lesson
 from chunklab.running.in_process import InProcessBackend
 from chunklab.running.submission_proxy import CallTimedOut
 from chunklab.scoring.report import GradeReport, Problem
@@ -96,6 +97,9 @@ def lesson_of(file: Path) -> Lesson:
     """The lesson a file names (file name or notebook metadata), as `grade` tells it."""
     if not file.exists():
         raise UsageError(f"there is no file {file}; give the path of your .py file or notebook")
+    named = file_lesson(file) if file.is_file() else None
+    if named is not None:
+        return get_lesson(named)
     try:
         return read_submission(file).lesson
     except SubmissionError as error:
@@ -105,9 +109,12 @@ def lesson_of(file: Path) -> Lesson:
 
 
 def check_command(lesson_id: str | None, file: Path | None, *, as_json: bool) -> int:
-    if lesson_id is None and file is None:
+    if lesson_id is not None:
+        lesson = get_lesson(lesson_id)
+    elif file is not None:
+        lesson = lesson_of(file)
+    else:
         raise UsageError("give your .py file or notebook, e.g. chunklab check char_chunk.py")
-    lesson = get_lesson(lesson_id) if lesson_id else lesson_of(file)
     path = file if file is not None else Path(lesson.file_name)
     try:
         path = find_file(lesson, file)
