@@ -30,14 +30,14 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"chunklab {__version__}"
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", [*COMMANDS, ""])
 def test_every_help_has_a_description_and_an_example(capsys, command):
     with pytest.raises(SystemExit) as exit_:
-        main([command, "--help"])
+        main([command, "--help"] if command else ["--help"])
     assert exit_.value.code == 0
     text = capsys.readouterr().out
     example = text.split("example:\n", 1)[1].strip()
-    assert example.startswith(f"chunklab {command}")
+    assert example.startswith(f"chunklab {command or 'grade'}")
     description = text.split("\n\n")[1]
     assert len(description.split()) >= 8, description
 

@@ -30,11 +30,15 @@ def command_parser(
     )
 
 
-def top_parser(description: str) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+def top_parser(
+    description: str, example: str
+) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(
         prog="chunklab",
         description=description,
-        epilog="Run `chunklab COMMAND --help` for a command's options and an example.",
+        epilog=f"example:\n  {example}\n\nRun `chunklab COMMAND --help` for a command's "
+        "options and an example.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"chunklab {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -181,7 +185,8 @@ def add_gradescope(commands: argparse._SubParsersAction) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser, commands = top_parser(
-        "Autograded exercises for cutting documents into overlapping chunks."
+        "Autograded exercises for cutting documents into overlapping chunks.",
+        "chunklab grade submissions/ --out results/",
     )
     add_grade(commands)
     add_check(commands)
@@ -209,7 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_student_parser() -> argparse.ArgumentParser:
     """The student bundle's command: the self-check only."""
-    parser, commands = top_parser("Check your chunking exercises before you hand them in.")
+    parser, commands = top_parser(
+        "Check your chunking exercises before you hand them in.", "chunklab check char_chunk.py"
+    )
     add_check(commands)
     return parser
 

@@ -82,6 +82,15 @@ class JsonLinesOut:
             silence(self.stream)
 
 
+class GradingInterrupted(KeyboardInterrupt):
+    """Ctrl-C, raised by the grader's own handler.
+
+    A subclass, because CPython notes a plain KeyboardInterrupt that escapes
+    code run by `exec` (pytest and dataclasses run some) as unhandled, and then
+    ends the process by SIGINT at exit even though it was handled here.
+    """
+
+
 class StopRequest:
     """Ctrl-C during grading: noted, and raised to stop the work under way.
 
@@ -95,7 +104,7 @@ class StopRequest:
 
     def _handle(self, signum: int, frame: object) -> None:
         self.requested = True
-        raise KeyboardInterrupt
+        raise GradingInterrupted
 
     @contextlib.contextmanager
     def on_interrupt(self) -> Iterator[None]:
