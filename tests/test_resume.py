@@ -12,6 +12,7 @@ import pytest
 
 import chunklab.commands.grade as grade_module
 from chunklab.batch import grade_many
+from chunklab.resume import INDEX_NAME
 
 
 @pytest.fixture
@@ -134,3 +135,11 @@ def test_resume_needs_an_output_folder(chunklab, three):
     result = chunklab("grade", "--resume", three)
     assert result.exit_code == 2
     assert "--resume needs --out" in result.stderr
+
+
+def test_a_run_without_resume_starts_the_index_afresh(chunklab, tmp_path, three):
+    out = tmp_path / "out"
+    chunklab("grade", "--jobs", "1", "--out", out, three)
+    chunklab("grade", "--jobs", "1", "--out", out, three)
+    lines = (out / INDEX_NAME).read_text().splitlines()
+    assert [json.loads(line)["report"]["student"] for line in lines] == ["a", "b", "c"]

@@ -67,10 +67,13 @@ class Vanished:
 class ResumeIndex:
     """The reports earlier runs graded, by key; new reports are appended as they come."""
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path, keep: bool) -> None:
+        """`keep`: reuse what earlier runs noted (--resume); else start the index afresh."""
         self.path = out_dir / INDEX_NAME
         self.reports: dict[ResumeKey, dict[str, Any]] = {}
         self.stream: TextIO | None = None
+        if not keep:
+            self.path.unlink(missing_ok=True)
         for line in self._lines():
             try:
                 record = json.loads(line)

@@ -256,7 +256,7 @@ def grade_command(
     )
     printer = JsonLinesOut(sys.stdout, jsonl or not sys.stdout.isatty())
     results = ClassResults(len(items))
-    index = ResumeIndex(out_dir) if out_dir is not None else None
+    index = ResumeIndex(out_dir, keep=resume) if out_dir is not None else None
     keys = {i: resume_key(item, lesson_id) for i, item in enumerate(items)} if index else {}
 
     def take(number: int, report: dict[str, Any], fresh: bool) -> None:
