@@ -126,3 +126,16 @@ def test_helper_modules_travel_with_the_lesson_file(chunklab, tmp_path):
     for report in result.reports:
         assert report["score"] == report["max_score"] > 0, report["errors"]
         assert report["warnings"] == []
+
+
+def test_a_notebook_naming_two_lessons_is_left_for_the_reader_to_judge(tmp_path):
+    folder = tmp_path / "ivy"
+    folder.mkdir()
+    notebook = {"cells": [], "metadata": {"chunklab": {"lesson": "word_chunk"}}}
+    (folder / "char_chunk.ipynb").write_text(json.dumps(notebook))
+    (folder / "word_chunk.py").write_text(solution("word_chunk"))
+    found = find_submissions([tmp_path])
+    assert [(f.path.name, f.student, f.lesson) for f in found] == [
+        ("ivy", "ivy", "word_chunk"),
+        ("char_chunk.ipynb", "ivy", None),
+    ]

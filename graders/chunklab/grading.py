@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 
 from chunklab.errors import MissingDefinitionError, SubmissionError, SyntaxErrorInSubmission
@@ -111,6 +111,8 @@ def grade_submissions(
                 item.display, lesson, error, session, time.monotonic() - started, item.student
             )
             continue
+        if item.student:  # whose work it is was told when it was found (a folder's name)
+            source = replace(source, student=item.student)
         by_lesson.setdefault(source.lesson.id, []).append((index, source))
     for group in by_lesson.values():
         reports.update(grade_lesson_group(group, session))

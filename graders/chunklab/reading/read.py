@@ -15,7 +15,14 @@ from chunklab.lessons import LESSONS, Lesson, get_lesson, lesson_named_in
 from chunklab.reading.notebook_file import read_notebook
 from chunklab.reading.python_file import read_python
 from chunklab.reading.source import CodeCell, SubmissionSource
-from chunklab.reading.student import helpers_cell, lessons_in, pick_file, student_name
+from chunklab.reading.student import (
+    helpers_cell,
+    lessons_in,
+    names_two_lessons,
+    pick_file,
+    regular_files,
+    student_name,
+)
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb")
 # A submission larger than this is not a chunking exercise; refuse before reading it all.
@@ -63,6 +70,13 @@ def student_folder(folder: Path, lesson_id: str | None) -> list[SubmissionPath]:
         # A folder of several lessons is told apart by the file graded for each.
         display = str(candidates[0]) if candidates and len(lessons) > 1 else str(folder)
         found.append(SubmissionPath(folder, display, student, lesson))
+    if lesson_id is None:
+        # Read on its own, so its lesson is told (or found in conflict) as for any file.
+        found += [
+            SubmissionPath(path, str(path), student)
+            for path in regular_files(folder)
+            if names_two_lessons(path)
+        ]
     return found or [SubmissionPath(folder, str(folder), student)]
 
 

@@ -93,6 +93,15 @@ def file_lesson(path: Path) -> str | None:
     return notebook_metadata_lesson(path) if path.suffix == ".ipynb" else None
 
 
+def names_two_lessons(path: Path) -> bool:
+    """A notebook whose file name and metadata name different lessons: the reader decides."""
+    named = lesson_named_in(path.name)
+    if named is None or path.suffix != ".ipynb":
+        return False
+    in_metadata = notebook_metadata_lesson(path)
+    return in_metadata is not None and in_metadata != named.id
+
+
 def code_of(path: Path) -> list[str]:
     """The code of a `.py` file, or of each code cell of a notebook (for a quick look)."""
     raw = read_small(path)
@@ -130,7 +139,7 @@ def lessons_in(folder: Path) -> dict[str, list[Path]]:
     """Each lesson a folder holds files for, by file name or notebook metadata."""
     found: dict[str, list[Path]] = {}
     for path in regular_files(folder):
-        lesson = file_lesson(path)
+        lesson = None if names_two_lessons(path) else file_lesson(path)
         if lesson is not None:
             found.setdefault(lesson, []).append(path)
     return {lesson: found[lesson] for lesson in LESSONS if lesson in found}
