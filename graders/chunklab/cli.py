@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,7 +25,7 @@ def command_parser(
     return commands.add_parser(
         name,
         help=summary,
-        description=description,
+        description=textwrap.fill(description, 79),
         epilog=f"example:\n  {example}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
