@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ import pytest
 from chunklab import __version__
 from chunklab.authoring.bundle import pyproject_text
 from chunklab.cli import main
+from chunklab.commands.grade import JsonLinesOut
 from chunklab.kit import Kit
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
@@ -161,3 +163,26 @@ def test_ctrl_c_ends_with_130_and_says_how_to_go_on(tmp_path):
     assert re.search(r"^interrupted: [0-3] of 3 graded; rerun with --resume$", stderr, re.M)
     assert "Traceback" not in stderr
     assert (out / "gradebook.csv").is_file()
+
+
+class ClosedPipe(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError
+
+
+def test_json_lines_come_in_input_order_and_an_interruption_prints_what_was_graded():
+    stream = io.StringIO()
+    printer = JsonLinesOut(stream, enabled=True)
+    printer.add(1, {"n": 1})
+    printer.print_ready()
+    assert stream.getvalue() == ""  # waits for the first
+    printer.add(0, {"n": 0})
+    printer.add(3, {"n": 3})
+    printer.print_ready()
+    assert stream.getvalue() == '{"n": 0}\n{"n": 1}\n'
+    printer.print_rest()  # 2 was never graded
+    assert stream.getvalue().splitlines()[-1] == '{"n": 3}'
+    closed = JsonLinesOut(ClosedPipe(), enabled=True)
+    closed.add(0, {"n": 0})
+    closed.print_ready()
+    assert not closed.enabled

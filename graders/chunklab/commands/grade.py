@@ -81,6 +81,12 @@ class JsonLinesOut:
             self.waiting.clear()
             silence(self.stream)
 
+    def print_rest(self) -> None:
+        """After an interruption: what was graded, in input order, past the gaps."""
+        for index in sorted(self.waiting):
+            self.next_index = index
+            self.print_ready()
+
 
 class GradingInterrupted(KeyboardInterrupt):
     """Ctrl-C, raised by the grader's own handler.
@@ -274,7 +280,7 @@ def grade_command(
         if previous is None:
             todo.append((number, item))
         else:
-            take(number, previous, fresh=False)
+            take(number, previous, fresh=False)  # graded before, unchanged since
     printer.print_ready()
     progress = ProgressBar(0 if quiet else len(todo), sys.stderr)
     stop = StopRequest()
@@ -293,6 +299,8 @@ def grade_command(
         if index is not None:
             index.close()
     interrupted = stop.requested
+    if interrupted:
+        printer.print_rest()
     vanished = vanished_reports(index, keys, resume)
     outlines, entries, written = write_class_files(
         results, settings, vanished, time.monotonic() - started
