@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 
+import pytest
+
+from chunklab.authoring.lesson_source import RuleGroup
+from chunklab.authoring.rule_list import LEFTOVER_TITLE
 from chunklab.writing.files import report_file_name, write_json
-from chunklab.writing.gradebook import gradebook_csv, summary
-from chunklab.writing.gradescope import gradescope_results
+from chunklab.writing.gradebook import (
+    FORMULA_STARTS,
+    RuleResult,
+    best_entries,
+    entry_of,
+    gradebook_csv,
+    gradebook_wide_csv,
+    rule_results,
+    rules_csv,
+    summary,
+)
+from chunklab.writing.gradescope import GradescopeOptions, gradescope_results, group_of
 from chunklab.writing.progress import ProgressBar
 
 REPORT = {
@@ -77,24 +92,98 @@ def test_json_files_are_written_whole(tmp_path):
     assert [p.name for p in path.parent.iterdir()] == ["report.json"]
 
 
-def test_gradebook_and_summary():
+def test_summary_counts_statuses_and_lessons():
     error = {**REPORT, "submission": "bob.py", "status": "error", "score": 0.0, "tests": []}
-    lines = gradebook_csv([REPORT, error]).splitlines()
-    assert lines == [
-        "submission,lesson,score,max_score,status",
-        "class/alice/char_chunk.py,char_chunk,1.0,3.0,graded",
-        "bob.py,char_chunk,0.0,3.0,error",
-    ]
     totals = summary([REPORT, error], 2.5)
     assert totals["submissions"] == 2
     assert totals["statuses"] == {"graded": 1, "error": 1}
     assert totals["lessons"]["char_chunk"] == {"submissions": 2, "full_marks": 0, "mean_score": 0.5}
 
 
+def test_gradebook_rows_hold_student_percent_and_first_error():
+    error = {
+        **REPORT,
+        "student": "bob",
+        "submission": "bob_char_chunk.py",
+        "status": "error",
+        "score": 0.0,
+        "tests": [],
+        "errors": [{"kind": "syntax_error", "message": "Python cannot read\n your file"}],
+    }
+    entries = [entry_of({**REPORT, "student": "alice"}), entry_of(error)]
+    assert gradebook_csv(entries).splitlines() == [
+        "student,lesson,score,max_score,percent,status,first_error,submission,roster",
+        "alice,char_chunk,1,3,33.3,graded,,class/alice/char_chunk.py,",
+        "bob,char_chunk,0,3,0,error,Python cannot read your file,bob_char_chunk.py,",
+    ]
+    assert rules_csv(entries).splitlines() == [
+        "student,lesson,rule,outcome,points",
+        "alice,char_chunk,Rule one.,passed,1",
+        "alice,char_chunk,Rule two.,failed,0",
+    ]
+
+
+def test_a_rule_checked_by_several_tests_is_one_row_with_their_points():
+    tests = [
+        {**REPORT["tests"][0], "rule": "R", "score": 1.0},
+        {**REPORT["tests"][0], "rule": "R", "score": 0.0, "outcome": "timeout"},
+        {**REPORT["tests"][0], "rule": "R", "score": 0.0, "outcome": "failed"},
+    ]
+    assert rule_results(tests) == (RuleResult("R", "timeout", 1.0),)
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_no_csv_cell_is_a_spreadsheet_formula(start):
+    hostile = f'{start}HYPERLINK("http://x")'
+    report = {
+        **REPORT,
+        "student": hostile,
+        "submission": hostile,
+        "tests": [{**REPORT["tests"][0], "rule": hostile}],
+    }
+    entries = [entry_of(report)]
+    for text in (gradebook_csv(entries), gradebook_wide_csv(entries), rules_csv(entries)):
+        cells = [cell for row in csv.reader(io.StringIO(text)) for cell in row]
+        assert not [cell for cell in cells if cell.startswith(FORMULA_STARTS)]
+        assert "'" + hostile in cells
+
+
+def test_the_best_of_two_submissions_counts_once():
+    low = entry_of({**REPORT, "student": "alice"})
+    high = entry_of({**REPORT, "student": "alice", "score": 3.0})
+    assert best_entries([low, high]) == [high]
+
+
 def test_gradescope_shape():
-    results = gradescope_results(REPORT)
+    results = gradescope_results({**REPORT, "student": "alice"})
     assert results["score"] == 1.0
     assert [t["visibility"] for t in results["tests"]] == ["visible", "after_published"]
-    assert results["tests"][1]["output"] == "Rule two.\nInput: x\nExpected: y"
+    assert [t["name"] for t in results["tests"]] == ["Rule one.", "Rule two."]
+    assert results["tests"][1]["output"] == "Input: x\nExpected: y"
     assert results["tests"][1]["status"] == "failed"
-    assert results["output"] == "cell_failed: cell 3 raised"
+    assert results["output"] == "Notes on your submission (it was graded anyway):\ncell 3 raised"
+    assert results["extra_data"]["student"] == "alice"
+    chosen = GradescopeOptions(hidden_visibility="after_due_date", stdout_visibility="visible")
+    results = gradescope_results(REPORT, chosen, {"submission_id": "7"})
+    assert [t["visibility"] for t in results["tests"]] == ["visible", "after_due_date"]
+    assert results["stdout_visibility"] == "visible"
+    assert results["extra_data"]["submission_id"] == "7"
+
+
+def test_gradescope_tests_are_numbered_and_tagged_by_rule_group():
+    """Tests carry the lesson text's rule group as their tag, numbered group by group."""
+    tests = [
+        {**REPORT["tests"][0], "rule": "The window moves by size - overlap."},
+        {**REPORT["tests"][0], "rule": "Empty text gives []."},
+        {**REPORT["tests"][0], "rule": "A rule no group takes."},
+    ]
+    groups = (RuleGroup("Windows", ("window",)), RuleGroup("Edges", ("empty",)))
+    assert [group_of(t["rule"], groups) for t in tests] == [
+        (1, "Windows"),
+        (2, "Edges"),
+        (3, LEFTOVER_TITLE),
+    ]
+    results = gradescope_results({**REPORT, "lesson": "char_chunk", "tests": tests * 2})
+    numbers = [t["number"] for t in results["tests"]]
+    assert len(set(numbers)) == len(numbers)
+    assert all(t["tags"] and t["tags"][0] for t in results["tests"])

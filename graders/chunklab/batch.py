@@ -59,7 +59,11 @@ def failure_report(item: SubmissionPath, error: Exception) -> dict[str, Any]:
             "to the kit's maintainers if it happens again",
         )
     return GradeReport(
-        lesson=None, submission=item.display, status="error", errors=(problem,)
+        lesson=item.lesson,
+        submission=item.display,
+        status="error",
+        errors=(problem,),
+        student=item.student,
     ).to_json()
 
 

@@ -5,24 +5,89 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from chunklab import __version__
 from chunklab.errors import ChunklabError, UsageError
 from chunklab.lessons import LESSONS
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 
+EXIT_INTERRUPTED = 130
+LESSON_LIST = ", ".join(LESSONS)
 
-def build_parser() -> argparse.ArgumentParser:
+
+def command_parser(
+    commands: argparse._SubParsersAction, name: str, summary: str, description: str, example: str
+) -> argparse.ArgumentParser:
+    """A sub-command whose --help says what it does and shows an example."""
+    return commands.add_parser(
+        name,
+        help=summary,
+        description=textwrap.fill(description, 79),
+        epilog=f"example:\n  {example}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def top_parser(
+    description: str, example: str
+) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(
         prog="chunklab",
-        description="Autograded exercises for cutting documents into overlapping chunks.",
+        description=description,
+        epilog=f"example:\n  {example}\n\nRun `chunklab COMMAND --help` for a command's "
+        "options and an example.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"chunklab {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    return parser, commands
 
-    grade = commands.add_parser("grade", help="grade submissions into JSON scores")
+
+def add_check(commands: argparse._SubParsersAction) -> None:
+    check = command_parser(
+        commands,
+        "check",
+        "a student's self-check: public tests only",
+        "Run the public checks of a lesson on your .py file or notebook and say which rule "
+        "each failure breaks, with the input, what was expected and what your code returned. "
+        "The lesson is taken from the file's name or the notebook's metadata when not given. "
+        f"Lessons: {LESSON_LIST}.",
+        "chunklab check char_chunk.py    (or: chunklab check char_chunk my_work.ipynb)",
+    )
+    check.add_argument(
+        "targets",
+        nargs="+",
+        metavar="[LESSON] FILE",
+        help="the lesson id (optional when the file names it) and your .py file or notebook; "
+        "a lesson id alone checks the lesson's file in this folder",
+    )
+    check.add_argument("--json", action="store_true", help="print JSON instead of text")
+    check.add_argument(
+        "--in-process",
+        action="store_true",
+        help="run your code in this process, not in the grading sandbox (as a notebook does)",
+    )
+    Limits.add_arguments(check)
+
+
+def add_grade(commands: argparse._SubParsersAction) -> None:
+    grade = command_parser(
+        commands,
+        "grade",
+        "grade submissions into JSON scores",
+        "Grade .py files, notebooks and student folders (a folder per student, which may hold "
+        "several lessons' files and helper modules). Each submission gets a JSON report; with "
+        "--out, the reports, gradebooks and a summary are written as files. At a terminal you "
+        "see a table; the JSON Lines go to standard output when it is not a terminal, or with "
+        "--jsonl. Exit status: 0 when everything was graded or reported, 2 for a usage error, "
+        "3 when a path holds no submission, 130 when interrupted.",
+        "chunklab grade submissions/ --out results/ --roster roster.csv --lms canvas",
+    )
     grade.add_argument(
         "paths",
         nargs="+",
@@ -37,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         metavar="DIR",
-        help="also write one JSON file per submission, gradebook.csv and summary.json",
+        help="also write one JSON file per submission, gradebook.csv, gradebook_wide.csv, "
+        "rules.csv and summary.json",
     )
     grade.add_argument(
         "--jobs",
@@ -53,7 +119,46 @@ def build_parser() -> argparse.ArgumentParser:
         help="json: one JSON object per line; gradescope: Gradescope's results.json",
     )
     grade.add_argument(
-        "--resume", action="store_true", help="skip submissions already graded in --out"
+        "--resume",
+        action="store_true",
+        help="reuse the reports in --out of submissions unchanged since (same path, lesson "
+        "and content); grade the rest",
+    )
+    grade.add_argument(
+        "--roster",
+        type=Path,
+        metavar="FILE.csv",
+        help="the class list (e.g. a Canvas or Moodle export): listed students without a "
+        "submission get 0 and status `missing`; unlisted submissions are flagged",
+    )
+    grade.add_argument(
+        "--roster-student",
+        metavar="COLUMN",
+        help="the roster column holding the names submissions go by (default: the first of "
+        "SIS Login ID, Username, Email address)",
+    )
+    grade.add_argument(
+        "--roster-id",
+        metavar="COLUMN",
+        help="the roster column holding the LMS id (default: the first of ID, ID number, "
+        "SIS User ID)",
+    )
+    grade.add_argument(
+        "--roster-name",
+        metavar="COLUMN",
+        help="the roster column holding full names (default: Student, Full name, or "
+        "First name and Last name)",
+    )
+    grade.add_argument(
+        "--lms",
+        choices=("canvas", "moodle"),
+        help="also write the wide gradebook in that LMS's import format (gradebook_LMS.csv)",
+    )
+    grade.add_argument("--quiet", action="store_true", help="no table and no progress bar")
+    grade.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="print the JSON Lines to standard output even when it is a terminal",
     )
     grade.add_argument(
         "--hidden-feedback",
@@ -64,70 +169,155 @@ def build_parser() -> argparse.ArgumentParser:
     )
     Limits.add_arguments(grade)
 
-    check = commands.add_parser("check", help="a student's self-check: public tests only")
-    check.add_argument("lesson", choices=sorted(LESSONS), metavar="LESSON")
-    check.add_argument(
-        "file",
-        type=Path,
-        nargs="?",
-        metavar="FILE",
-        help="your .py file or notebook (default: the lesson's file here)",
-    )
-    check.add_argument("--json", action="store_true", help="print JSON instead of text")
-    check.add_argument(
-        "--in-process",
-        action="store_true",
-        help="run your code in this process, not in the grading sandbox (as a notebook does)",
-    )
-    Limits.add_arguments(check)
 
-    commands.add_parser(
-        "validate", help="prove the graders: references, stubs, mistakes, notebooks"
+def add_gradescope(commands: argparse._SubParsersAction) -> None:
+    from chunklab.writing.gradescope import HIDDEN_VISIBILITIES, STDOUT_VISIBILITIES
+
+    gradescope = command_parser(
+        commands,
+        "gradescope",
+        "build a Gradescope autograder zip for one lesson",
+        "Write a zip to upload as a Gradescope programming assignment's autograder: "
+        "setup.sh and run_autograder at its root, the kit as a wheel, and the lesson's "
+        "reference solution. run_autograder grades the whole submission as one and always "
+        "writes results.json.",
+        "chunklab gradescope char_chunk char_chunk_autograder.zip",
+    )
+    gradescope.add_argument("lesson", choices=sorted(LESSONS), metavar="LESSON")
+    gradescope.add_argument("zip", type=Path, metavar="OUT.zip")
+    gradescope.add_argument(
+        "--hidden-visibility",
+        choices=HIDDEN_VISIBILITIES,
+        default=HIDDEN_VISIBILITIES[0],
+        help="when students see the hidden tests' results (default: %(default)s)",
+    )
+    gradescope.add_argument(
+        "--stdout-visibility",
+        choices=STDOUT_VISIBILITIES,
+        default=STDOUT_VISIBILITIES[0],
+        help="when students see what the autograder printed (default: %(default)s)",
     )
 
-    release = commands.add_parser("release", help="write the student bundle into DIR")
+
+def build_parser() -> argparse.ArgumentParser:
+    parser, commands = top_parser(
+        "Autograded exercises for cutting documents into overlapping chunks.",
+        "chunklab grade submissions/ --out results/",
+    )
+    add_grade(commands)
+    add_check(commands)
+    command_parser(
+        commands,
+        "validate",
+        "prove the graders: references, stubs, mistakes, notebooks",
+        "For every lesson: the reference solution scores full marks, the stub scores zero, "
+        "every known mistake loses points and every notebook runs. Prints a table; the exit "
+        "status is not 0 when anything fails.",
+        "chunklab validate",
+    )
+    release = command_parser(
+        commands,
+        "release",
+        "write the student bundle into DIR",
+        "Write what students get: stubs, notebooks, the self-check with its public checks "
+        "and a README; never a reference solution or a hidden test.",
+        "chunklab release student_bundle/",
+    )
     release.add_argument("dest", type=Path, metavar="DIR")
+    add_gradescope(commands)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def build_student_parser() -> argparse.ArgumentParser:
+    """The student bundle's command: the self-check only."""
+    parser, commands = top_parser(
+        "Check your chunking exercises before you hand them in.", "chunklab check char_chunk.py"
+    )
+    add_check(commands)
+    return parser
+
+
+def check_arguments(targets: list[str]) -> tuple[str | None, Path | None]:
+    """`LESSON`, `FILE` or `LESSON FILE`."""
+    if len(targets) > 2:
+        raise UsageError("give at most a lesson id and one file")
+    if len(targets) == 2:
+        if targets[0] not in LESSONS:
+            raise UsageError(f"there is no lesson {targets[0]!r}; the lessons are: {LESSON_LIST}")
+        return targets[0], Path(targets[1])
+    if targets[0] in LESSONS:
+        return targets[0], None
+    return None, Path(targets[0])
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "grade":
+        from chunklab.commands.grade import grade_command
+        from chunklab.roster import RosterColumns
+
+        if args.jobs < 1:
+            raise UsageError("--jobs must be 1 or more")
+        return grade_command(
+            args.paths,
+            lesson_id=args.lesson,
+            out_dir=args.out,
+            jobs=args.jobs,
+            output_format=args.format,
+            resume=args.resume,
+            limits=Limits.from_arguments(args),
+            hidden_feedback=args.hidden_feedback,
+            roster=args.roster,
+            roster_columns=RosterColumns(args.roster_student, args.roster_id, args.roster_name),
+            lms=args.lms,
+            quiet=args.quiet,
+            jsonl=args.jsonl,
+        )
+    if args.command == "check":
+        from chunklab.commands.check import check_command
+
+        lesson_id, file = check_arguments(args.targets)
+        return check_command(
+            lesson_id,
+            file,
+            as_json=args.json,
+            limits=Limits.from_arguments(args),
+            sandbox=not args.in_process,
+        )
+    if args.command == "validate":
+        from chunklab.commands.validate import validate_command
+
+        return validate_command()
+    if args.command == "gradescope":
+        from chunklab.commands.gradescope import gradescope_command
+        from chunklab.writing.gradescope import GradescopeOptions
+
+        options = GradescopeOptions(args.hidden_visibility, args.stdout_visibility)
+        return gradescope_command(args.lesson, args.zip, options)
+    from chunklab.commands.release import release_command
+
+    return release_command(args.dest)
+
+
+def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
+    args = (parser or build_parser()).parse_args(argv)
     try:
-        if args.command == "grade":
-            from chunklab.commands.grade import grade_command
-
-            if args.jobs < 1:
-                raise UsageError("--jobs must be 1 or more")
-            return grade_command(
-                args.paths,
-                lesson_id=args.lesson,
-                out_dir=args.out,
-                jobs=args.jobs,
-                output_format=args.format,
-                resume=args.resume,
-                hidden_feedback=args.hidden_feedback,
-                limits=Limits.from_arguments(args),
-            )
-        if args.command == "check":
-            from chunklab.commands.check import check_command
-
-            return check_command(
-                args.lesson,
-                args.file,
-                as_json=args.json,
-                limits=Limits.from_arguments(args),
-                sandbox=not args.in_process,
-            )
-        if args.command == "validate":
-            from chunklab.commands.validate import validate_command
-
-            return validate_command()
-        from chunklab.commands.release import release_command
-
-        return release_command(args.dest)
+        return run(args)
     except UsageError as error:
         print(f"chunklab {args.command}: {error}", file=sys.stderr)
         return 2
     except ChunklabError as error:
         print(f"chunklab {args.command}: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"chunklab {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`chunklab ... | head`): nothing more to say, and no traceback.
+        from chunklab.writing.streams import silence
+
+        silence(sys.stdout)
+        return 0
+
+
+def student_main(argv: Sequence[str] | None = None) -> int:
+    return main(argv, build_student_parser())

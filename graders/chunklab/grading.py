@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 
 from chunklab.errors import (
@@ -84,7 +84,10 @@ class OpenedSubmission:
     def open(self) -> SubmissionProxy:
         self.started = time.monotonic()
         self.backend = SandboxBackend(
-            self.session.sandbox(), self.source.cells, self.session.limits
+            self.session.sandbox(),
+            self.source.cells,
+            self.session.limits,
+            local_modules=self.source.local_modules,
         )
         loaded = self.backend.load()
         self.warnings = load_warnings(self.source, loaded["problems"])
@@ -115,13 +118,15 @@ def grade_submissions(
         started = time.monotonic()
         try:
             limit = session.limits.max_submission_kb * 1024
-            source = read_submission(item.path, lesson_id, item.display, limit)
+            source = read_submission(item.path, item.lesson or lesson_id, item.display, limit)
         except SubmissionError as error:
-            lesson = likely_lesson(item.path, lesson_id)
+            lesson = likely_lesson(item.path, item.lesson or lesson_id)
             reports[index] = error_report(
-                item.display, lesson, error, session, time.monotonic() - started
+                item.display, lesson, error, session, time.monotonic() - started, item.student
             )
             continue
+        if item.student:  # whose work it is was told when it was found (a folder's name)
+            source = replace(source, student=item.student)
         by_lesson.setdefault(source.lesson.id, []).append((index, source))
     for group in by_lesson.values():
         reports.update(grade_lesson_group(group, session))
@@ -152,6 +157,7 @@ def grade_lesson_group(
                 session,
                 each.duration,
                 isolation=session.sandbox().isolation,
+                student=source.student,
             )
             continue
         outcomes = run.outcomes[key]
@@ -164,6 +170,7 @@ def grade_lesson_group(
             duration_s=each.duration,
             max_score=sum(t.max_score for t in outcomes),
             isolation=session.sandbox().isolation,
+            student=source.student,
         )
     return reports
 
@@ -174,9 +181,11 @@ def error_report(
     error: SubmissionError,
     session: GradingSession,
     duration: float,
+    student: str = "",
     isolation: str = "",
 ) -> GradeReport:
     return GradeReport(
+        student=student,
         lesson=lesson.id if lesson else None,
         submission=display,
         status="error",

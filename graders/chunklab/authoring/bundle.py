@@ -43,7 +43,7 @@ notebook = [
 $notebook]
 
 [project.scripts]
-chunklab = "chunklab.cli:main"
+chunklab = "chunklab.cli:student_main"
 
 [tool.setuptools.packages.find]
 where = ["graders"]

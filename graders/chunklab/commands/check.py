@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from chunklab.errors import SubmissionError
+from chunklab.errors import SubmissionError, UsageError
 from chunklab.lessons import Lesson, get_lesson
 from chunklab.reading.read import read_submission
 from chunklab.reading.source import SubmissionSource
+from chunklab.reading.student import file_lesson
 from chunklab.running.in_process import InProcessZygote
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import SandboxStartError, Zygote, ZygoteSettings
@@ -70,15 +71,35 @@ def check_source(source: SubmissionSource, limits: Limits, *, sandbox: bool = Tr
     return run_self_check(source, limits, zygote or InProcessZygote(limits))
 
 
+def lesson_of(file: Path) -> Lesson:
+    """The lesson a file names (file name or notebook metadata), as `grade` tells it."""
+    if not file.exists():
+        raise UsageError(f"there is no file {file}; give the path of your .py file or notebook")
+    named = file_lesson(file) if file.is_file() else None
+    if named is not None:
+        return get_lesson(named)
+    try:
+        return read_submission(file).lesson
+    except SubmissionError as error:
+        raise UsageError(
+            f"{error} (or give the lesson first: chunklab check LESSON {file})"
+        ) from None
+
+
 def check_command(
-    lesson_id: str,
+    lesson_id: str | None,
     file: Path | None,
     *,
     as_json: bool,
     limits: Limits | None = None,
     sandbox: bool = True,
 ) -> int:
-    lesson = get_lesson(lesson_id)
+    if lesson_id is not None:
+        lesson = get_lesson(lesson_id)
+    elif file is not None:
+        lesson = lesson_of(file)
+    else:
+        raise UsageError("give your .py file or notebook, e.g. chunklab check char_chunk.py")
     path = file if file is not None else Path(lesson.file_name)
     try:
         path = find_file(lesson, file)

@@ -1,16 +1,24 @@
-"""`chunklab grade`: every submission to a JSON report, in input order."""
+"""`chunklab grade`: every submission to a JSON report, in input order, and the class's files."""
 
 from __future__ import annotations
 
-import json
+import contextlib
+import signal
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from chunklab.batch import grade_many
+from chunklab.errors import UsageError
 from chunklab.kit import find_kit
+from chunklab.lessons import get_lesson
 from chunklab.reading.read import SubmissionPath, find_submissions
+from chunklab.resume import ResumeIndex, ResumeKey, Vanished, resume_key
+from chunklab.roster import Roster, RosterColumns, read_roster, with_roster
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 from chunklab.scoring.feedback_policy import with_hidden_feedback
@@ -20,27 +28,214 @@ from chunklab.writing.files import (
     write_json,
     write_json_or_say_why,
 )
-from chunklab.writing.gradebook import gradebook_csv, summary
-from chunklab.writing.gradescope import gradescope_results
+from chunklab.writing.gradebook import (
+    NOT_IN_ROSTER,
+    Entry,
+    best_entries,
+    entry_of,
+    gradebook_csv,
+    gradebook_wide_csv,
+    lessons_of,
+    rules_csv,
+    summary,
+)
+from chunklab.writing.gradescope import GradescopeOptions, gradescope_results
 from chunklab.writing.inert import json_line, terminal_safe
+from chunklab.writing.lms import lms_csv, lms_file_name
 from chunklab.writing.progress import ProgressBar
+from chunklab.writing.streams import silence
 from chunklab.writing.table import outline, results_table
+
+EXIT_INTERRUPTED = 130
+EXIT_NO_SUBMISSION = 3
+
+
+@dataclass(frozen=True)
+class ClassSettings:
+    """What the class's files need besides the reports."""
+
+    out_dir: Path | None
+    output_format: str
+    roster: Roster | None
+    lms: str | None
+    lesson_id: str | None
+    gradescope: GradescopeOptions = GradescopeOptions()
+
+
+class JsonLinesOut:
+    """Prints reports as JSON Lines in input order; a reader that goes away ends it quietly."""
+
+    def __init__(self, stream: TextIO, enabled: bool) -> None:
+        self.stream, self.enabled = stream, enabled
+        self.waiting: dict[int, str] = {}
+        self.next_index = 0
+
+    def add(self, index: int, shaped: dict[str, Any]) -> None:
+        if self.enabled:
+            self.waiting[index] = json_line(shaped)
+
+    def print_ready(self) -> None:
+        if not self.enabled:
+            return
+        try:
+            while self.next_index in self.waiting:
+                self.stream.write(self.waiting.pop(self.next_index) + "\n")
+                self.next_index += 1
+            self.stream.flush()
+        except BrokenPipeError:
+            # `chunklab grade ... | head`: stop printing, keep grading and writing files.
+            self.enabled = False
+            self.waiting.clear()
+            silence(self.stream)
+
+    def print_rest(self) -> None:
+        """After an interruption: what was graded, in input order, past the gaps."""
+        for index in sorted(self.waiting):
+            self.next_index = index
+            self.print_ready()
+
+
+class GradingInterrupted(KeyboardInterrupt):
+    """Ctrl-C, raised by the grader's own handler.
+
+    A subclass, because CPython notes a plain KeyboardInterrupt that escapes
+    code run by `exec` (pytest and dataclasses run some) as unhandled, and then
+    ends the process by SIGINT at exit even though it was handled here.
+    """
+
+
+class StopRequest:
+    """Ctrl-C during grading: noted, and raised to stop the work under way.
+
+    The grader suites run under pytest, which turns a KeyboardInterrupt into an
+    early end of its session; reports that come back after the request may
+    therefore be incomplete, and are never kept.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.requested = True
+        raise GradingInterrupted
+
+    @contextlib.contextmanager
+    def on_interrupt(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.signal(signal.SIGINT, self._handle)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
+@dataclass
+class ClassResults:
+    """What a run keeps of each report: the table's outline and the gradebooks' entry."""
+
+    total: int
+    outlines: dict[int, dict[str, Any]] = field(default_factory=dict)
+    entries: dict[int, Entry] = field(default_factory=dict)
+    only: dict[str, Any] | None = None
+
+    def add(self, index: int, report: dict[str, Any], shaped: dict[str, Any]) -> None:
+        self.outlines[index] = outline(report)
+        self.entries[index] = entry_of(report)
+        if self.total == 1:
+            self.only = shaped
+
+    def in_order(self) -> tuple[list[dict[str, Any]], list[Entry]]:
+        order = sorted(self.outlines)
+        return [self.outlines[i] for i in order], [self.entries[i] for i in order]
 
 
 def report_path(out_dir: Path, item: SubmissionPath) -> Path:
     return out_dir / "submissions" / report_file_name(item.display, item.resolved)
 
 
-def previous_report(out_dir: Path | None, item: SubmissionPath) -> dict[str, Any] | None:
-    """A report an earlier run already wrote for this submission (for --resume)."""
-    if out_dir is None:
-        return None
-    path = report_path(out_dir, item)
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return report if isinstance(report, dict) and report.get("submission") == item.display else None
+def find_all(paths: list[Path], lesson_id: str | None) -> tuple[list[SubmissionPath], list[Path]]:
+    """The submissions under every path, and the paths that hold none."""
+    items: list[SubmissionPath] = []
+    empty: list[Path] = []
+    for path in paths:
+        found = find_submissions([path], lesson_id)
+        items += found
+        if not found:
+            empty.append(path)
+    return items, empty
+
+
+def max_scores_of(entries: list[Entry], lesson_id: str | None) -> dict[str, float]:
+    scores = {e.lesson: e.max_score for e in entries if e.lesson and e.max_score}
+    if lesson_id and lesson_id not in scores:
+        from chunklab.running.pytest_run import suite_max_score
+
+        scores[lesson_id] = suite_max_score(get_lesson(lesson_id))
+    return scores
+
+
+def class_entries(entries: list[Entry], settings: ClassSettings) -> list[Entry]:
+    """One entry per student and lesson, with the roster's missing students added."""
+    best = best_entries(entries)
+    if settings.roster is None:
+        return best
+    lessons = lessons_of(best) or ([settings.lesson_id] if settings.lesson_id else [])
+    return with_roster(best, settings.roster, lessons, max_scores_of(best, settings.lesson_id))
+
+
+def missing_outlines(entries: list[Entry]) -> list[dict[str, Any]]:
+    return [
+        {
+            "submission": f"({e.student})",
+            "lesson": e.lesson,
+            "score": 0.0,
+            "max_score": e.max_score,
+            "status": "missing",
+            "note": "no submission",
+        }
+        for e in entries
+        if e.status == "missing"
+    ]
+
+
+def write_class_files(
+    results: ClassResults,
+    settings: ClassSettings,
+    vanished: list[Vanished],
+    duration: float,
+    not_written: list[str],
+) -> tuple[list[dict[str, Any]], list[Entry], list[str]]:
+    """The gradebooks and summary (with --out); the table's rows, the entries, the files written."""
+    outlines, entries = results.in_order()
+    entries = class_entries(entries, settings)
+    outlines += missing_outlines(entries)
+    out = settings.out_dir
+    if out is None:
+        return outlines, entries, []
+    files = {
+        "gradebook.csv": gradebook_csv(entries),
+        "gradebook_wide.csv": gradebook_wide_csv(entries),
+        "rules.csv": rules_csv(entries),
+    }
+    if settings.lms:
+        max_scores = max_scores_of(entries, settings.lesson_id)
+        files[lms_file_name(settings.lms)] = lms_csv(
+            settings.lms, entries, settings.roster, max_scores
+        )
+    for name, text in files.items():
+        write_atomic(out / name, text)
+    totals = summary(outlines, duration)
+    totals["not_in_roster"] = sorted({e.student for e in entries if e.roster == NOT_IN_ROSTER})
+    totals["vanished"] = [v.submission for v in vanished]
+    totals["reports_not_written"] = not_written
+    write_json(out / "summary.json", totals)
+    written = [*files, "summary.json"]
+    if settings.output_format == "gradescope" and results.only is not None:
+        write_json(out / "results.json", results.only)
+        written.append("results.json")
+    return outlines, entries, written
 
 
 def grade_command(
@@ -52,51 +247,53 @@ def grade_command(
     output_format: str,
     resume: bool,
     limits: Limits,
+    roster: Path | None = None,
+    roster_columns: RosterColumns | None = None,
+    lms: str | None = None,
+    quiet: bool = False,
+    jsonl: bool = False,
     hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK,
 ) -> int:
     started = time.monotonic()
+    if out_dir is None and (resume or lms):
+        raise UsageError(f"--{'resume' if resume else 'lms'} needs --out DIR (where files are)")
+    settings = ClassSettings(
+        out_dir=out_dir,
+        output_format=output_format,
+        roster=read_roster(roster, roster_columns or RosterColumns()) if roster else None,
+        lms=lms,
+        lesson_id=lesson_id,
+    )
     kit = find_kit(Path.cwd())
-    items = find_submissions(paths)
-    layout = gradescope_results if output_format == "gradescope" else (lambda report: report)
+    items, empty = find_all(paths, lesson_id)
+    for path in empty:
+        print(
+            terminal_safe(
+                f"chunklab grade: warning: {path} holds no submission "
+                "(no .py file, .ipynb notebook or student folder)"
+            ),
+            file=sys.stderr,
+        )
+    layout: Callable[[dict[str, Any]], dict[str, Any]] = (
+        (lambda report: gradescope_results(report, settings.gradescope))
+        if output_format == "gradescope"
+        else (lambda report: report)
+    )
 
     def shape(report: dict[str, Any]) -> dict[str, Any]:
         # What students may see of hidden tests, in every output that carries tests.
         return layout(with_hidden_feedback(report, hidden_feedback))
 
-    # Reports as JSON lines, until it is their turn on stdout (input order).
-    waiting: dict[int, str] = {}
-    outlines: list[dict[str, Any] | None] = [None] * len(items)
-    only: dict[str, Any] | None = None  # a class of one also gets Gradescope's results.json
-    next_to_print = 0
+    printer = JsonLinesOut(sys.stdout, jsonl or not sys.stdout.isatty())
+    results = ClassResults(len(items))
+    index = ResumeIndex(out_dir, keep=resume) if out_dir is not None else None
+    keys = {i: resume_key(item, lesson_id) for i, item in enumerate(items)} if index else {}
 
-    def take(index: int, report: dict[str, Any]) -> None:
-        nonlocal only
-        shaped = shape(report)
-        waiting[index] = json_line(shaped)
-        outlines[index] = outline(report)
-        if len(items) == 1:
-            only = shaped
-
-    def print_ready() -> None:
-        nonlocal next_to_print
-        while next_to_print in waiting:
-            sys.stdout.write(waiting.pop(next_to_print) + "\n")
-            next_to_print += 1
-        sys.stdout.flush()
-
-    todo = []
-    for index, item in enumerate(items):
-        report = previous_report(out_dir, item) if resume else None
-        if report is None:
-            todo.append((index, item))
-        else:
-            take(index, report)
-    progress = ProgressBar(len(todo), sys.stderr)
-    print_ready()
     not_written: list[str] = []
-    for index, report in grade_many(todo, lesson_id, kit, limits, jobs):
-        if out_dir is not None:
-            failed = write_json_or_say_why(report_path(out_dir, items[index]), shape(report))
+
+    def take(number: int, report: dict[str, Any], fresh: bool) -> None:
+        if out_dir is not None and fresh:
+            failed = write_json_or_say_why(report_path(out_dir, items[number]), shape(report))
             if failed:  # one file that cannot be written costs only itself
                 report["warnings"] = [
                     *report["warnings"],
@@ -104,18 +301,92 @@ def grade_command(
                 ]
                 not_written.append(report["submission"])
                 sys.stderr.write(terminal_safe(f"chunklab grade: {failed}") + "\n")
-        take(index, report)
-        progress.advance()
-        print_ready()
-    progress.finish()
-    done = [each for each in outlines if each is not None]
-    if out_dir is not None:
-        write_atomic(out_dir / "gradebook.csv", gradebook_csv(done))
-        write_json(
-            out_dir / "summary.json",
-            {**summary(done, time.monotonic() - started), "reports_not_written": not_written},
+        shaped = shape(report)
+        results.add(number, report, shaped)
+        printer.add(number, shaped)
+        if index is not None and fresh:
+            index.record(keys[number], report)
+
+    todo = []
+    for number, item in enumerate(items):
+        previous = index.previous(keys[number]) if index is not None and resume else None
+        if previous is None:
+            todo.append((number, item))
+        else:
+            take(number, previous, fresh=False)  # graded before, unchanged since
+    printer.print_ready()
+    progress = ProgressBar(0 if quiet else len(todo), sys.stderr)
+    stop = StopRequest()
+    try:
+        with stop.on_interrupt():
+            for number, report in grade_many(todo, lesson_id, kit, limits, jobs):
+                if stop.requested:
+                    break  # finished while stopping, perhaps cut short: graded again on resume
+                take(number, report, fresh=True)
+                progress.advance()
+                printer.print_ready()
+    except KeyboardInterrupt:
+        stop.requested = True
+    finally:
+        progress.finish()
+        if index is not None:
+            index.close()
+    interrupted = stop.requested
+    if interrupted:
+        printer.print_rest()
+    vanished = vanished_reports(index, keys, resume)
+    outlines, entries, written = write_class_files(
+        results, settings, vanished, time.monotonic() - started, not_written
+    )
+    tell(outlines, entries, written, vanished, settings, quiet)
+    if interrupted:
+        print(
+            f"interrupted: {len(results.outlines)} of {len(items)} graded; rerun with --resume",
+            file=sys.stderr,
         )
-        if output_format == "gradescope" and only is not None:
-            write_json(out_dir / "results.json", only)
-    sys.stderr.write(results_table(done))
-    return 0
+        return EXIT_INTERRUPTED
+    return EXIT_NO_SUBMISSION if empty else 0
+
+
+def vanished_reports(
+    index: ResumeIndex | None, keys: dict[int, ResumeKey], resume: bool
+) -> list[Vanished]:
+    if index is None or not resume:
+        return []
+    return index.vanished({key.path for key in keys.values()})
+
+
+def tell(
+    outlines: list[dict[str, Any]],
+    entries: list[Entry],
+    written: list[str],
+    vanished: list[Vanished],
+    settings: ClassSettings,
+    quiet: bool,
+) -> None:
+    """What a person reads on stderr: the table, what is gone, and where the files went."""
+    if not quiet:
+        sys.stderr.write(results_table(outlines))
+    if vanished:
+        print(
+            f"{len(vanished)} earlier report(s) belong to submissions no longer here "
+            "(left out of the gradebooks):",
+            file=sys.stderr,
+        )
+        for each in vanished:
+            print(terminal_safe(f"  {each.submission}"), file=sys.stderr)
+    for entry in entries:
+        if entry.roster == NOT_IN_ROSTER:
+            print(
+                terminal_safe(
+                    f"chunklab grade: warning: {entry.submission} is by {entry.student}, "
+                    "who is not in the roster"
+                ),
+                file=sys.stderr,
+            )
+    if written and settings.out_dir is not None and not quiet:
+        print(
+            f"wrote the reports to {settings.out_dir / 'submissions'} and "
+            f"{', '.join(written)} to {settings.out_dir}",
+            file=sys.stderr,
+        )

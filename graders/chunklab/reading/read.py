@@ -10,6 +10,7 @@ from pathlib import Path
 from chunklab.errors import (
     LessonConflictError,
     LessonNotFoundError,
+    SubmissionError,
     SubmissionTooLargeError,
     UnknownLessonError,
     UnreadableSubmissionError,
@@ -18,8 +19,17 @@ from chunklab.errors import (
 from chunklab.lessons import LESSONS, Lesson, get_lesson, lesson_named_in
 from chunklab.reading.notebook_file import CLEAR_OUTPUTS, read_notebook
 from chunklab.reading.python_file import read_python
-from chunklab.reading.safe_file import mode_of, read_regular_file, student_files, unsafe
+from chunklab.reading.safe_file import mode_of, read_regular_file, unsafe
 from chunklab.reading.source import CodeCell, SubmissionSource
+from chunklab.reading.student import (
+    helper_files,
+    helpers_cell,
+    lessons_in,
+    names_two_lessons,
+    pick_file,
+    regular_files,
+    student_name,
+)
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import Problem
 
@@ -28,8 +38,6 @@ SUBMISSION_SUFFIXES = (".py", ".ipynb")
 # file may be this much larger for its outputs and attachments, which are not code.
 # Bounded, because parsing a notebook's JSON holds several times its size in memory.
 NOTEBOOK_OUTPUTS_BYTES = 16 * 1024 * 1024
-# A student's folder with more entries than this is not a chunking exercise.
-MOST_FOLDER_ENTRIES = 10_000
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,10 @@ class SubmissionPath:
 
     path: Path
     display: str
+    # Whose work it is: the folder's name, or the file's name without its lesson id.
+    student: str = ""
+    # The lesson a student's folder was split by (one submission per lesson in it).
+    lesson: str | None = None
 
     @property
     def resolved(self) -> str:
@@ -47,11 +59,12 @@ class SubmissionPath:
         return os.path.join(os.path.realpath(self.path.parent), self.path.name)
 
 
-def find_submissions(paths: list[Path]) -> list[SubmissionPath]:
+def find_submissions(paths: list[Path], lesson_id: str | None = None) -> list[SubmissionPath]:
     """Each path as given, or for a folder each `.py`/`.ipynb` file and sub-folder in it.
 
     A path given here is the instructor's choice and is followed if it is a link;
     nothing found inside a folder is: links there are listed, to be reported.
+    A student's sub-folder is one submission per lesson it holds files for.
     """
     found: list[SubmissionPath] = []
     for path in paths:
@@ -63,9 +76,13 @@ def find_submissions(paths: list[Path]) -> list[SubmissionPath]:
             raise UsageError(f"{path} cannot be read: {error.strerror}") from None
         if not stat.S_ISDIR(mode):
             real = Path(os.path.realpath(path)) if os.path.islink(path) else path
-            found.append(SubmissionPath(real, str(path)))
+            found.append(SubmissionPath(real, str(path), student_name(path)))
             continue
-        found += (SubmissionPath(entry, str(entry)) for entry in folder_submissions(path))
+        for entry in folder_submissions(path):
+            if stat.S_ISDIR(os.lstat(entry).st_mode):
+                found += student_folder(entry, lesson_id)
+            else:  # a file, or a link or special file to be reported as unsafe
+                found.append(SubmissionPath(entry, str(entry), student_name(entry)))
     return found
 
 
@@ -86,18 +103,45 @@ def folder_submissions(folder: Path) -> list[Path]:
     return found
 
 
+def student_folder(folder: Path, lesson_id: str | None) -> list[SubmissionPath]:
+    """One submission per lesson a student's folder holds files for (only `lesson_id`'s if set)."""
+    student = student_name(folder)
+    whole = [SubmissionPath(folder, str(folder), student)]
+    try:
+        lessons = [lesson_id] if lesson_id else list(lessons_in(folder))
+        found = []
+        for lesson in lessons:
+            candidates = pick_file(folder, get_lesson(lesson))
+            # A folder of several lessons is told apart by the file graded for each.
+            display = str(candidates[0]) if candidates and len(lessons) > 1 else str(folder)
+            found.append(SubmissionPath(folder, display, student, lesson))
+        if lesson_id is None:
+            # Read on its own, so its lesson is told (or found in conflict) as for any file.
+            found += [
+                SubmissionPath(path, str(path), student)
+                for path in regular_files(folder)
+                if names_two_lessons(path)
+            ]
+    except SubmissionError:
+        # A folder that cannot be listed safely (a link inside, too many files) is one
+        # submission, whose reading reports why.
+        return whole
+    return found or whole
+
+
 def submission_file(path: Path, lesson_id: str | None) -> Path:
-    """The file to grade in a student's folder: the one named for the lesson, or the only one."""
+    """The file to grade in a student's folder: the only one, or the one that is the lesson's.
+
+    Only regular files are considered, found without following symbolic links; a
+    link or special file that looks like a submission makes the folder unsafe.
+    """
     mode = mode_of(path)
     if not stat.S_ISDIR(mode):
         if not stat.S_ISREG(mode):
             raise unsafe(path.name, mode)  # a link or a special file: never followed or opened
         return path
-    files = student_files(path, SUBMISSION_SUFFIXES, MOST_FOLDER_ENTRIES)
-    if lesson_id is not None:
-        named = [p for p in files if lesson_id in p.name]
-        files = named or files
-    if len(files) == 1:
+    files = pick_file(path, get_lesson(lesson_id) if lesson_id in LESSONS else None)
+    if files and (len(files) == 1 or lesson_id in LESSONS):
         return files[0]
     if not files:
         raise UnreadableSubmissionError(
@@ -105,8 +149,8 @@ def submission_file(path: Path, lesson_id: str | None) -> Path:
         )
     names = ", ".join(p.name for p in files[:5])
     raise UnreadableSubmissionError(
-        f"the folder {path.name} holds several files ({names}); "
-        "keep one, or name the one to grade after its lesson (e.g. char_chunk.py)"
+        f"the folder {path.name} holds several files ({names}) and none names its lesson; "
+        "name the one to grade after its lesson (e.g. char_chunk.py), or grade with --lesson"
     )
 
 
@@ -194,11 +238,17 @@ def read_submission(
     file = submission_file(path, lesson_id)
     code = read_code(file, limit)
     lesson = choose_lesson(file, lesson_id, code.notebook_lesson)
+    cells, helpers = code.cells, ()
+    if stat.S_ISDIR(mode_of(path)):
+        cells = helpers_cell(path, file) + cells
+        helpers = tuple(helper.stem for helper in helper_files(path, file))
     return SubmissionSource(
         path=file,
         display=display or str(path),
         kind=code.kind,
         lesson=lesson,
-        cells=code.cells,
+        cells=cells,
         warnings=code.warnings,
+        student=student_name(path),
+        local_modules=helpers,
     )

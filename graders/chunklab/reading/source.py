@@ -37,3 +37,7 @@ class SubmissionSource:
     lesson: Lesson
     cells: tuple[CodeCell, ...]
     warnings: tuple[Problem, ...] = ()
+    # Whose work it is (see reading/student.py).
+    student: str = ""
+    # The student's own modules that travel with the code (their imports are allowed).
+    local_modules: tuple[str, ...] = ()

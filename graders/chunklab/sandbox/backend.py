@@ -23,9 +23,17 @@ LOAD_SECONDS_FLOOR = 5.0
 
 
 class SandboxBackend:
-    def __init__(self, zygote: Zygote, cells: tuple[CodeCell, ...], limits: Limits) -> None:
+    def __init__(
+        self,
+        zygote: Zygote,
+        cells: tuple[CodeCell, ...],
+        limits: Limits,
+        local_modules: tuple[str, ...] = (),
+    ) -> None:
         self.zygote = zygote
         self.cells = [cell.to_message() for cell in cells]
+        # The student's own modules, which the import policy lets the code import.
+        self.local_modules = list(local_modules)
         self.limits = limits
         self.worker: WorkerProcess | None = None
         self.spent = 0.0
@@ -52,7 +60,10 @@ class SandboxBackend:
 
     def _start_worker(self) -> dict[str, Any]:
         self.worker = self.zygote.spawn()
-        return self.worker.request({"op": "load", "cells": self.cells}, self._load_seconds())
+        return self.worker.request(
+            {"op": "load", "cells": self.cells, "local_modules": self.local_modules},
+            self._load_seconds(),
+        )
 
     def begin_test(self) -> None:
         self.timed_out_in_test = False

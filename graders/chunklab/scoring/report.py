@@ -47,6 +47,8 @@ class GradeReport:
     # The lesson's full marks, also for a submission that could not be tested.
     max_score: float = 0.0
     isolation: str = ""
+    # Whose work it is: a student folder's name, or the file name without its lesson id.
+    student: str = ""
 
     @property
     def score(self) -> float:
@@ -54,6 +56,7 @@ class GradeReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "student": self.student,
             "lesson": self.lesson,
             "submission": self.submission,
             "status": self.status,

@@ -1,23 +1,177 @@
-"""`gradebook.csv` and `summary.json`: the whole class at a glance."""
+"""The class's gradebooks and `summary.json`: per student and lesson, per student, per rule.
+
+Every CSV cell is inert: a text cell that a spreadsheet would read as a
+formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return) is
+written with a leading apostrophe, so opening the file never runs anything.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-GRADEBOOK_COLUMNS = ("submission", "lesson", "score", "max_score", "status")
+from chunklab.lessons import LESSONS
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+GRADEBOOK_COLUMNS = (
+    "student",
+    "lesson",
+    "score",
+    "max_score",
+    "percent",
+    "status",
+    "first_error",
+    "submission",
+    "roster",
+)
+RULES_COLUMNS = ("student", "lesson", "rule", "outcome", "points")
+NO_SUBMISSION = "no submission was found for this student and lesson"
+NOT_IN_ROSTER = "not in roster"
 
 
-def gradebook_csv(reports: Sequence[dict[str, Any]]) -> str:
+@dataclass(frozen=True)
+class RuleResult:
+    rule: str
+    outcome: str  # "passed" when every test of the rule passed, else the first other outcome
+    points: float
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One student's result in one lesson: a graded submission, an error, or `missing`."""
+
+    student: str
+    lesson: str
+    score: float
+    max_score: float
+    status: str
+    first_error: str = ""
+    submission: str = ""
+    rules: tuple[RuleResult, ...] = ()
+    # "not in roster" when a roster was given and does not list the student.
+    roster: str = ""
+
+    @property
+    def percent(self) -> float | None:
+        return round(100 * self.score / self.max_score, 1) if self.max_score else None
+
+
+def rule_results(tests: Sequence[dict[str, Any]]) -> tuple[RuleResult, ...]:
+    """The report's tests, one result per rule, rules in the order the suite ran them."""
+    points: dict[str, float] = {}
+    outcomes: dict[str, str] = {}
+    for test in tests:
+        rule = test["rule"] or test["name"]
+        points[rule] = points.get(rule, 0.0) + test["score"]
+        if outcomes.get(rule, "passed") == "passed":
+            outcomes[rule] = test["outcome"]
+    return tuple(RuleResult(rule, outcomes[rule], round(points[rule], 6)) for rule in points)
+
+
+def entry_of(report: dict[str, Any]) -> Entry:
+    """What the gradebooks need of a report (kept instead of the report itself)."""
+    errors = report.get("errors") or []
+    return Entry(
+        student=str(report.get("student") or report["submission"]),
+        lesson=str(report["lesson"] or ""),
+        score=report["score"],
+        max_score=report["max_score"],
+        status=report["status"],
+        first_error=" ".join(str(errors[0]["message"]).split()) if errors else "",
+        submission=report["submission"],
+        rules=rule_results(report.get("tests") or []),
+    )
+
+
+def best_entries(entries: Sequence[Entry]) -> list[Entry]:
+    """One entry per student and lesson: the best score when a student handed in twice."""
+    best: dict[tuple[str, str], Entry] = {}
+    for entry in entries:
+        key = (entry.student, entry.lesson)
+        if key not in best or entry.score > best[key].score:
+            best[key] = entry
+    return list(best.values())
+
+
+def inert(value: object) -> object:
+    """A cell a spreadsheet shows as text, never runs as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def number(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(GRADEBOOK_COLUMNS)
-    for report in reports:
-        writer.writerow([report.get(column, "") for column in GRADEBOOK_COLUMNS])
+    writer.writerow([inert(cell) for cell in header])
+    for row in rows:
+        writer.writerow([inert(cell) for cell in row])
     return buffer.getvalue()
+
+
+def lessons_of(entries: Sequence[Entry]) -> list[str]:
+    """The lessons in the class, in the kit's order; unknown ones (errors) left out."""
+    present = {entry.lesson for entry in entries}
+    return [lesson for lesson in LESSONS if lesson in present]
+
+
+def gradebook_csv(entries: Sequence[Entry]) -> str:
+    """`gradebook.csv`: one row per student and lesson."""
+    return csv_text(
+        GRADEBOOK_COLUMNS,
+        (
+            (
+                e.student,
+                e.lesson,
+                number(e.score),
+                number(e.max_score),
+                number(e.percent),
+                e.status,
+                e.first_error,
+                e.submission,
+                e.roster,
+            )
+            for e in entries
+        ),
+    )
+
+
+def by_student(entries: Sequence[Entry]) -> dict[str, dict[str, Entry]]:
+    """Each student's entry per lesson, students in the order first seen."""
+    table: dict[str, dict[str, Entry]] = {}
+    for entry in entries:
+        table.setdefault(entry.student, {})[entry.lesson] = entry
+    return table
+
+
+def gradebook_wide_csv(entries: Sequence[Entry]) -> str:
+    """`gradebook_wide.csv`: one row per student, a score column per lesson, and the total."""
+    lessons = lessons_of(entries)
+    rows = []
+    for student, results in by_student(entries).items():
+        scores = [results[lesson].score if lesson in results else 0.0 for lesson in lessons]
+        rows.append((student, *(number(s) for s in scores), number(round(sum(scores), 6))))
+    return csv_text(("student", *lessons, "total"), rows)
+
+
+def rules_csv(entries: Sequence[Entry]) -> str:
+    """`rules.csv`: one row per student, lesson and rule, with its outcome and points."""
+    return csv_text(
+        RULES_COLUMNS,
+        (
+            (e.student, e.lesson, rule.rule, rule.outcome, number(rule.points))
+            for e in entries
+            for rule in e.rules
+        ),
+    )
 
 
 def summary(reports: Sequence[dict[str, Any]], duration_s: float) -> dict[str, Any]:

@@ -1,34 +1,107 @@
-"""Gradescope's `results.json` shape, from a chunklab report."""
+"""Gradescope's `results.json` shape, from a chunklab report.
+
+Each test is named by the rule it checks, numbered `group.test` and tagged
+with the lesson's rule group (the groups the lesson text lists its rules
+in). Hidden tests get the visibility the instructor chose; the submission's
+own problems (it could not be read, it defines nothing) go to the top-level
+`output`, which the student sees.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-# Gradescope shows "visible" tests at once and keeps "after_published" ones until
-# the instructor publishes grades: the nearest match to chunklab's hidden tests.
-VISIBILITY = {"visible": "visible", "hidden": "after_published"}
+from chunklab.authoring.lesson_source import RuleGroup, Rules, read_lesson_text
+from chunklab.authoring.rule_list import LEFTOVER_TITLE
+from chunklab.errors import ChunklabError
+
+HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
+STDOUT_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
 
-def gradescope_results(report: dict[str, Any]) -> dict[str, Any]:
-    tests = [
-        {
-            "name": test["name"],
-            "name_format": "text",
-            "score": test["score"],
-            "max_score": test["max_score"],
-            "status": "passed" if test["outcome"] == "passed" else "failed",
-            "output": "\n".join(part for part in (test["rule"], test["feedback"]) if part),
-            "output_format": "text",
-            "visibility": VISIBILITY.get(test["visibility"], "after_published"),
-        }
-        for test in report["tests"]
-    ]
-    messages = [f"{p['kind']}: {p['message']}" for p in report["errors"] + report["warnings"]]
+@dataclass(frozen=True)
+class GradescopeOptions:
+    # Gradescope keeps "after_published" tests until the instructor publishes the grades.
+    hidden_visibility: str = "after_published"
+    # What run_autograder printed is for the instructor's debugging, unless chosen otherwise.
+    stdout_visibility: str = "hidden"
+
+
+def rule_groups(lesson_id: str | None) -> tuple[RuleGroup, ...]:
+    """The rule groups of a lesson's text; none when it cannot be read (the tests still count)."""
+    if not lesson_id:
+        return ()
+    try:
+        parts = read_lesson_text(lesson_id)
+    except (ChunklabError, OSError):
+        return ()
+    return next((part.groups for part in parts if isinstance(part, Rules)), ())
+
+
+def group_of(rule: str, groups: tuple[RuleGroup, ...]) -> tuple[int, str]:
+    for number, group in enumerate(groups, start=1):
+        if group.takes(rule):
+            return number, group.title
+    return len(groups) + 1, LEFTOVER_TITLE
+
+
+def top_output(report: dict[str, Any]) -> str:
+    lines = []
+    if report["status"] != "graded":
+        lines.append("Your submission could not be graded, so it scores 0:")
+    lines += [problem["message"] for problem in report["errors"]]
+    if report.get("warnings"):
+        lines.append("Notes on your submission (it was graded anyway):")
+        lines += [problem["message"] for problem in report["warnings"]]
+    return "\n".join(lines)
+
+
+def gradescope_tests(report: dict[str, Any], options: GradescopeOptions) -> list[dict[str, Any]]:
+    groups = rule_groups(report.get("lesson"))
+    counted: dict[int, int] = {}
+    tests = []
+    for test in report["tests"]:
+        rule = test["rule"] or test["name"]
+        group_number, title = group_of(rule, groups)
+        counted[group_number] = counted.get(group_number, 0) + 1
+        visible = test["visibility"] == "visible"
+        tests.append(
+            {
+                "name": rule,
+                "name_format": "text",
+                "number": f"{group_number}.{counted[group_number]}",
+                "score": test["score"],
+                "max_score": test["max_score"],
+                "status": "passed" if test["outcome"] == "passed" else "failed",
+                "output": test["feedback"],
+                "output_format": "text",
+                "tags": [title],
+                "visibility": "visible" if visible else options.hidden_visibility,
+            }
+        )
+    return tests
+
+
+def gradescope_results(
+    report: dict[str, Any],
+    options: GradescopeOptions = GradescopeOptions(),
+    extra_data: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     return {
         "score": report["score"],
         "execution_time": report["duration_s"],
-        "output": "\n".join(messages),
+        "output": top_output(report),
         "output_format": "text",
         "visibility": "visible",
-        "tests": tests,
+        "stdout_visibility": options.stdout_visibility,
+        "extra_data": {
+            "student": report.get("student", ""),
+            "lesson": report["lesson"],
+            "submission": report["submission"],
+            "status": report["status"],
+            "max_score": report["max_score"],
+            **(extra_data or {}),
+        },
+        "tests": gradescope_tests(report, options),
     }

@@ -1,0 +1,1 @@
+"""A Gradescope autograder: the zip chunklab builds, and what runs inside it."""

@@ -1,0 +1,168 @@
+"""What `run_autograder` runs: the whole submission folder graded as one submission.
+
+It always writes `results/results.json`: a broken submission scores 0 with
+the reason in the student's words, and so does a failure of the kit itself
+(then the details go to standard output, which only the instructor sees).
+The root is `/autograder`, or `$AUTOGRADER_ROOT` when it is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chunklab.autograder.build import CONFIG_NAME, KIT_FOLDER
+from chunklab.batch import grade_many
+from chunklab.kit import Kit
+from chunklab.lessons import Lesson, get_lesson
+from chunklab.reading.read import SubmissionPath
+from chunklab.reading.student import pick_file
+from chunklab.sandbox.limits import Limits
+from chunklab.scoring.report import GradeReport, Problem
+from chunklab.writing.files import write_json
+from chunklab.writing.gradescope import GradescopeOptions, gradescope_results
+
+DEFAULT_ROOT = "/autograder"
+KIT_FAILED = (
+    "The autograder failed while grading your submission, so this 0 says nothing about "
+    "your work. Please tell your instructor, who can regrade it once the autograder is fixed."
+)
+
+
+@dataclass(frozen=True)
+class Submitter:
+    """Who handed the submission in, from Gradescope's submission_metadata.json."""
+
+    student: str = ""
+    submission_id: str = ""
+
+
+@dataclass(frozen=True)
+class AutograderSetup:
+    lesson: Lesson
+    kit: Kit
+    options: GradescopeOptions
+
+
+def autograder_root() -> Path:
+    return Path(os.environ.get("AUTOGRADER_ROOT") or DEFAULT_ROOT)
+
+
+def read_setup(root: Path) -> AutograderSetup:
+    source = root / "source"
+    config = json.loads((source / CONFIG_NAME).read_text(encoding="utf-8"))
+    return AutograderSetup(
+        lesson=get_lesson(config["lesson"]),
+        kit=Kit(source / KIT_FOLDER),
+        options=GradescopeOptions(config["hidden_visibility"], config["stdout_visibility"]),
+    )
+
+
+def read_submitter(root: Path) -> Submitter:
+    """The student's name (or email) and the submission id; empty when not given."""
+    try:
+        metadata = json.loads((root / "submission_metadata.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return Submitter()
+    if not isinstance(metadata, dict):
+        return Submitter()
+    users = metadata.get("users") if isinstance(metadata.get("users"), list) else []
+    names = [
+        str(user.get("name") or user.get("email") or "") for user in users if isinstance(user, dict)
+    ]
+    return Submitter(", ".join(name for name in names if name), str(metadata.get("id") or ""))
+
+
+def nothing_to_grade(lesson: Lesson, submitter: Submitter, max_score: float) -> dict[str, Any]:
+    problem = Problem(
+        "no_submission",
+        f"No .py file or notebook was found in your submission. Hand in {lesson.file_name} "
+        f"or the lesson's notebook ({lesson.id}.ipynb).",
+    )
+    return GradeReport(
+        lesson=lesson.id,
+        submission="(nothing handed in)",
+        status="error",
+        errors=(problem,),
+        max_score=max_score,
+        student=submitter.student,
+    ).to_json()
+
+
+def grade_folder(root: Path, setup: AutograderSetup, submitter: Submitter) -> dict[str, Any]:
+    """The report of the submission folder, graded as one submission of the lesson."""
+    folder = root / "submission"
+    candidates = pick_file(folder, setup.lesson) if folder.is_dir() else []
+    if not candidates:
+        from chunklab.running.pytest_run import suite_max_score
+
+        return nothing_to_grade(setup.lesson, submitter, suite_max_score(setup.lesson))
+    item = SubmissionPath(
+        folder, candidates[0].relative_to(folder).as_posix(), submitter.student, setup.lesson.id
+    )
+    [(_, report)] = list(grade_many([(0, item)], setup.lesson.id, setup.kit, Limits(), 1))
+    return {**report, "student": submitter.student}
+
+
+def graded_note(report: dict[str, Any], root: Path, setup: AutograderSetup) -> str:
+    """Which file was graded, and which others were not: a student who handed in two knows."""
+    folder = root / "submission"
+    if not folder.is_dir() or report["submission"].startswith("("):
+        return ""
+    names = [p.relative_to(folder).as_posix() for p in pick_file(folder, setup.lesson)]
+    others = [name for name in names if name != report["submission"]]
+    note = f"Graded {report['submission']} as the lesson {setup.lesson.id}."
+    if others:
+        note += f" Not graded: {', '.join(others)}."
+    return note
+
+
+def kit_failure(error: BaseException, submitter: Submitter) -> dict[str, Any]:
+    return {
+        "score": 0,
+        "output": KIT_FAILED,
+        "output_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "extra_data": {
+            "student": submitter.student,
+            "submission_id": submitter.submission_id,
+            "error": f"{type(error).__name__}: {error}",
+        },
+        "tests": [],
+    }
+
+
+def run(root: Path) -> dict[str, Any]:
+    """results.json's content; never raises."""
+    submitter = Submitter()
+    try:
+        submitter = read_submitter(root)
+        setup = read_setup(root)
+        report = grade_folder(root, setup, submitter)
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        results = gradescope_results(
+            report, setup.options, {"submission_id": submitter.submission_id}
+        )
+        note = graded_note(report, root, setup)
+        return {**results, "output": "\n".join(t for t in (note, results["output"]) if t)}
+    except BaseException as error:  # noqa: BLE001 - results.json is written whatever failed
+        traceback.print_exc(file=sys.stdout)
+        return kit_failure(error, submitter)
+
+
+def main() -> int:
+    root = autograder_root()
+    results = run(root)
+    write_json(root / "results" / "results.json", results)
+    print(f"score {results['score']}; wrote {root / 'results' / 'results.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

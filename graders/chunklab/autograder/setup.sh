@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the chunklab autograder. Gradescope runs this once, as root, on its Ubuntu
+# image when it builds the autograder; it needs Python 3.10 or later and PyPI.
+# CHUNKLAB_VENV names the virtual environment to install into (default: $AUTOGRADER_ROOT/venv,
+# where AUTOGRADER_ROOT defaults to /autograder); an existing one is reused.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+VENV="${CHUNKLAB_VENV:-$ROOT/venv}"
+
+if [ ! -x "$VENV/bin/python" ]; then
+    if ! python3 -m venv "$VENV" 2>/dev/null; then
+        # Ubuntu's python3 comes without venv until python3-venv is installed.
+        rm -rf "$VENV"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update
+        apt-get install -y python3 python3-venv python3-pip
+        python3 -m venv "$VENV"
+    fi
+fi
+"$VENV/bin/python" -m pip install --disable-pip-version-check --quiet "$HERE"/chunklab-*.whl
+"$VENV/bin/python" -m chunklab --version

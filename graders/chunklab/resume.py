@@ -1,0 +1,137 @@
+"""`--resume`: reuse a report only for exactly what was graded.
+
+A report is keyed on the submission's resolved path, the lesson it was asked
+to be graded as, and a hash of its content (every regular file of a student
+folder), so a changed file is graded again and a grade is never reused for
+another lesson. The index is a JSON Lines file in the output folder, one line
+appended per graded submission: an interrupted run keeps what it finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from chunklab.errors import SubmissionError
+from chunklab.reading.read import SubmissionPath
+from chunklab.reading.safe_file import read_regular_file
+from chunklab.reading.student import regular_files
+from chunklab.writing.inert import json_line
+
+INDEX_NAME = ".chunklab-resume.jsonl"
+# Larger than any file the reader accepts: a file this large is refused when graded anyway.
+MOST_HASHED_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ResumeKey:
+    path: str
+    lesson: str
+    digest: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "lesson": self.lesson, "digest": self.digest}
+
+
+def content_digest(path: Path) -> str:
+    """A hash of a file, or of a folder's regular files (names and bytes); nothing followed.
+
+    A link, a FIFO or a special file is hashed by what it is, never opened: its
+    report (an unsafe path) is reused only while it stays what it was.
+    """
+    digest = hashlib.sha256()
+    try:
+        mode = os.lstat(path).st_mode
+        files = regular_files(path) if stat.S_ISDIR(mode) else [path]
+    except (OSError, SubmissionError):
+        return hashlib.sha256(b"unlistable").hexdigest()
+    for file in files:
+        digest.update(
+            str(file.relative_to(path) if stat.S_ISDIR(mode) else file.name).encode(
+                errors="surrogateescape"
+            )
+        )
+        digest.update(b"\0")
+        try:
+            digest.update(read_regular_file(file, MOST_HASHED_BYTES))
+        except SubmissionError as error:
+            digest.update(f"{error.kind}".encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def resume_key(item: SubmissionPath, lesson_id: str | None) -> ResumeKey:
+    return ResumeKey(
+        path=item.resolved,
+        lesson=item.lesson or lesson_id or "",
+        digest=content_digest(item.path),
+    )
+
+
+@dataclass(frozen=True)
+class Vanished:
+    """A report of an earlier run whose submission is no longer among the paths graded."""
+
+    submission: str
+    path: str
+
+
+class ResumeIndex:
+    """The reports earlier runs graded, by key; new reports are appended as they come."""
+
+    def __init__(self, out_dir: Path, keep: bool) -> None:
+        """`keep`: reuse what earlier runs noted (--resume); else start the index afresh."""
+        self.path = out_dir / INDEX_NAME
+        self.reports: dict[ResumeKey, dict[str, Any]] = {}
+        self.stream: TextIO | None = None
+        if not keep:
+            self.path.unlink(missing_ok=True)
+        for line in self._lines():
+            try:
+                record = json.loads(line)
+                key = ResumeKey(**record["key"])
+                report = record["report"]
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by an interrupted run
+            if isinstance(report, dict):
+                self.reports[key] = report
+
+    def _lines(self) -> list[str]:
+        try:
+            return self.path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return []
+
+    def previous(self, key: ResumeKey) -> dict[str, Any] | None:
+        report = self.reports.get(key)
+        if report is None or (key.lesson and report.get("lesson") not in (key.lesson, None)):
+            return None
+        return report
+
+    def record(self, key: ResumeKey, report: dict[str, Any]) -> None:
+        if self.stream is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.stream = self.path.open("a", encoding="utf-8")
+        line = json_line({"key": key.to_json(), "report": report})
+        self.stream.write(line + "\n")
+        self.stream.flush()
+        self.reports[key] = report
+
+    def vanished(self, present: set[str]) -> list[Vanished]:
+        """Reports of earlier runs whose resolved path is not among `present`."""
+        gone: dict[str, Vanished] = {}
+        for key, report in self.reports.items():
+            if key.path not in present:
+                submission = str(report.get("submission", key.path))
+                gone[submission] = Vanished(submission, key.path)
+        return sorted(gone.values(), key=lambda v: v.submission)
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+            self.stream = None

@@ -1,0 +1,141 @@
+"""Students, not just files: whose work a report is, folders of several lessons, helper modules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chunklab.lessons import LESSONS
+from chunklab.reading.read import find_submissions, read_submission
+from chunklab.reading.student import pick_file, regular_files, student_name
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
+
+
+def solution(lesson: str) -> str:
+    return (SOLUTIONS / f"{lesson}.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "student"),
+    [
+        ("alice_char_chunk.py", "alice"),
+        ("char_chunk_bob.ipynb", "bob"),
+        ("Carol Smith - word_chunk.py", "Carol_Smith"),
+        ("dave.chunking_pipeline.py", "dave"),
+        ("char_chunk.py", "char_chunk.py"),
+        ("erin.py", "erin"),
+    ],
+)
+def test_a_files_student_is_its_name_without_lesson_id_and_extension(tmp_path, name, student):
+    path = tmp_path / name
+    path.write_text("")
+    assert student_name(path) == student
+
+
+def test_a_folders_student_is_its_name(tmp_path):
+    (tmp_path / "frank_char_chunk").mkdir()
+    assert student_name(tmp_path / "frank_char_chunk") == "frank_char_chunk"
+
+
+def test_a_student_folder_of_several_lessons_is_one_submission_per_lesson(tmp_path):
+    alice = tmp_path / "alice"
+    alice.mkdir()
+    for lesson in ("word_chunk", "char_chunk"):
+        (alice / f"{lesson}.py").write_text(solution(lesson))
+    (alice / "notes.py").write_text("x = 1\n")
+    (tmp_path / "bob_char_chunk.py").write_text(solution("char_chunk"))
+    found = find_submissions([tmp_path])
+    assert [(f.student, f.lesson, Path(f.display).name) for f in found] == [
+        ("alice", "char_chunk", "char_chunk.py"),
+        ("alice", "word_chunk", "word_chunk.py"),
+        ("bob", None, "bob_char_chunk.py"),
+    ]
+    assert [read_submission(f.path, f.lesson).path.name for f in found[:2]] == [
+        "char_chunk.py",
+        "word_chunk.py",
+    ]
+    only = find_submissions([tmp_path], "word_chunk")
+    assert [(f.student, f.lesson) for f in only[:1]] == [("alice", "word_chunk")]
+
+
+def test_a_notebook_is_placed_by_its_metadata_when_its_name_says_nothing(tmp_path):
+    notebook = {
+        "cells": [],
+        "metadata": {"chunklab": {"lesson": "word_chunk"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "homework.ipynb").write_text(json.dumps(notebook))
+    (tmp_path / "char_chunk.py").write_text(solution("char_chunk"))
+    assert [p.name for p in pick_file(tmp_path, LESSONS["word_chunk"])] == ["homework.ipynb"]
+    assert [p.name for p in pick_file(tmp_path, LESSONS["char_chunk"])] == ["char_chunk.py"]
+
+
+def test_the_lessons_file_is_found_whatever_it_is_named(tmp_path):
+    (tmp_path / "helpers.py").write_text("def split(t):\n    return t.split()\n")
+    (tmp_path / "my_work.py").write_text(solution("word_chunk"))
+    assert [p.name for p in pick_file(tmp_path, LESSONS["word_chunk"])][:1] == ["my_work.py"]
+    # Both named after the lesson: the one defining the function, a .py before a notebook.
+    (tmp_path / "word_chunk.ipynb").write_text(json.dumps({"cells": []}))
+    (tmp_path / "word_chunk.py").write_text(solution("word_chunk"))
+    assert [p.name for p in pick_file(tmp_path, LESSONS["word_chunk"])] == [
+        "word_chunk.py",
+        "word_chunk.ipynb",
+    ]
+
+
+def test_links_in_a_folder_are_never_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "char_chunk.py").write_text(solution("char_chunk"))
+    folder = tmp_path / "mallory"
+    folder.mkdir()
+    (folder / "char_chunk.py").symlink_to(outside / "char_chunk.py")
+    (folder / "linked").symlink_to(outside)
+    (folder / "word_chunk.py").write_text(solution("word_chunk"))
+    assert [p.name for p in regular_files(folder)] == ["word_chunk.py"]
+    assert [f.lesson for f in find_submissions([tmp_path]) if f.student == "mallory"] == [
+        "word_chunk"
+    ]
+
+
+def test_helper_modules_travel_with_the_lesson_file(chunklab, tmp_path):
+    folder = tmp_path / "class" / "grace"
+    folder.mkdir(parents=True)
+    (folder / "words.py").write_text("def split(text):\n    return text.split()\n")
+    (folder / "word_chunk.py").write_text(
+        "from words import split\n\n"
+        "def solve(text, size, overlap):\n"
+        "    words = split(text)\n"
+        "    chunks = []\n"
+        "    for start in range(0, len(words), size - overlap):\n"
+        "        chunks.append(' '.join(words[start:start + size]))\n"
+        "        if start + size >= len(words):\n"
+        "            break\n"
+        "    return chunks\n"
+    )
+    (folder / "char_chunk.py").write_text("import words\n" + solution("char_chunk"))
+    result = chunklab("grade", "--jobs", "1", tmp_path / "class")
+    assert [(r["student"], r["lesson"], r["status"]) for r in result.reports] == [
+        ("grace", "char_chunk", "graded"),
+        ("grace", "word_chunk", "graded"),
+    ]
+    for report in result.reports:
+        assert report["score"] == report["max_score"] > 0, report["errors"]
+        assert report["warnings"] == []
+
+
+def test_a_notebook_naming_two_lessons_is_left_for_the_reader_to_judge(tmp_path):
+    folder = tmp_path / "ivy"
+    folder.mkdir()
+    notebook = {"cells": [], "metadata": {"chunklab": {"lesson": "word_chunk"}}}
+    (folder / "char_chunk.ipynb").write_text(json.dumps(notebook))
+    (folder / "word_chunk.py").write_text(solution("word_chunk"))
+    found = find_submissions([tmp_path])
+    assert [(f.path.name, f.student, f.lesson) for f in found] == [
+        ("ivy", "ivy", "word_chunk"),
+        ("char_chunk.ipynb", "ivy", None),
+    ]
