@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from chunklab.errors import UnsafePathError
 from chunklab.lessons import LESSONS
 from chunklab.reading.read import find_submissions, read_submission
 from chunklab.reading.student import pick_file, regular_files, student_name
@@ -87,13 +88,31 @@ def test_the_lessons_file_is_found_whatever_it_is_named(tmp_path):
     ]
 
 
-def test_links_in_a_folder_are_never_followed(tmp_path):
+def test_links_in_a_folder_are_never_followed(chunklab, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "char_chunk.py").write_text(solution("char_chunk"))
+    folder = tmp_path / "class" / "mallory"
+    folder.mkdir(parents=True)
+    (folder / "char_chunk.py").symlink_to(outside / "char_chunk.py")
+    (folder / "word_chunk.py").write_text(solution("word_chunk"))
+    # A linked file inside a student's folder makes the folder unsafe: it is one
+    # submission, reported, and nothing in it (the link least of all) is graded.
+    with pytest.raises(UnsafePathError):
+        regular_files(folder)
+    result = chunklab("grade", "--jobs", "1", tmp_path / "class")
+    assert [(r["student"], r["status"], r["score"]) for r in result.reports] == [
+        ("mallory", "error", 0.0)
+    ]
+    assert [e["kind"] for e in result.reports[0]["errors"]] == ["unsafe_path"]
+
+
+def test_a_linked_folder_inside_a_student_folder_is_not_entered(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "char_chunk.py").write_text(solution("char_chunk"))
     folder = tmp_path / "mallory"
     folder.mkdir()
-    (folder / "char_chunk.py").symlink_to(outside / "char_chunk.py")
     (folder / "linked").symlink_to(outside)
     (folder / "word_chunk.py").write_text(solution("word_chunk"))
     assert [p.name for p in regular_files(folder)] == ["word_chunk.py"]
