@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -17,6 +18,13 @@ from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker import WorkerProcess
 
 SANDBOX_DIR = Path(__file__).resolve().parent
+# The zygote's code comes on its stdin, not its command line: a worker reading
+# /proc/*/cmdline finds neither the sandbox's code nor the grader's paths.
+BOOTSTRAP = (
+    "import json, sys; _start = json.loads(sys.stdin.readline()); "
+    "sys.argv[1:] = [_start['worker'], _start['config']]; "
+    "exec(compile(_start.pop('zygote'), 'chunklab_zygote', 'exec'))"
+)
 # What a worker may see besides Python's standard library (found by the zygote itself).
 SYSTEM_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache")
 
@@ -42,7 +50,8 @@ class Zygote:
         self.scratch = Path(tempfile.mkdtemp(prefix="chunklab-sandbox-"))
         root_dir = self.scratch / "root"
         root_dir.mkdir(mode=0o755)
-        self.scratch.chmod(0o755)
+        # Workers without namespaces may pass through to their own folder, not list the others.
+        self.scratch.chmod(0o711)
         config = {
             "limits": asdict(settings.limits),
             "namespaces": settings.namespaces,
@@ -54,26 +63,28 @@ class Zygote:
         config["control_fd"] = theirs.fileno()
         self.control = ours
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-I",
-                "-S",
-                "-B",
-                "-c",
-                (SANDBOX_DIR / "zygote_main.py").read_text(),
-                (SANDBOX_DIR / "worker_main.py").read_text(),
-                json.dumps(config),
-            ],
-            stdin=subprocess.DEVNULL,
+            [sys.executable, "-I", "-S", "-B", "-c", BOOTSTRAP],
+            stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             pass_fds=(theirs.fileno(),),
             # The same string hashing in every worker: a submission iterating over a
-            # set gives the same answers each time it is graded.
-            env={"PYTHONHASHSEED": "0", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            # set gives the same answers each time it is graded. Nothing of the
+            # grader's environment: a worker's /proc shows no path of this machine.
+            env={"PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"},
             cwd=self.scratch,
         )
         theirs.close()
+        assert self.process.stdin is not None
+        payload = {
+            "zygote": (SANDBOX_DIR / "zygote_main.py").read_text(),
+            "worker": (SANDBOX_DIR / "worker_main.py").read_text(),
+            "config": json.dumps(config),
+        }
+        with contextlib.suppress(BrokenPipeError):
+            self.process.stdin.write(json.dumps(payload).encode() + b"\n")
+        with contextlib.suppress(BrokenPipeError):
+            self.process.stdin.close()
         self.reader = self.control.makefile("r")
         self._greeting: dict[str, str] | None = None
 
@@ -95,6 +106,11 @@ class Zygote:
         return self.greeting()["isolation"]
 
     @property
+    def gaps(self) -> tuple[str, ...]:
+        """What this sandbox does not keep apart here, as README's codes (empty: nothing)."""
+        return tuple(self.greeting().get("gaps", ()))
+
+    @property
     def problem(self) -> str:
         """Why namespaces could not be used, where they could not."""
         return self.greeting()["problem"]
@@ -108,8 +124,8 @@ class Zygote:
         # gets an empty /work from the zygote instead.
         work_dir = ""
         if self.isolation == "process":
+            # Private to the worker: as root, the zygote hands it to the worker's own id.
             work_dir = tempfile.mkdtemp(prefix="work-", dir=self.scratch)
-            os.chmod(work_dir, 0o777)
         theirs = [requests_read, answers_write, output_write]
         try:
             socket.send_fds(self.control, [json.dumps({"work_dir": work_dir}).encode()], theirs)

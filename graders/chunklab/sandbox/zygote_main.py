@@ -10,7 +10,8 @@ empty `/work` and `/tmp`, limits, and no capabilities; ending it ends every
 process it started. Where namespaces are missing, a worker is a process
 group with the same limits (see the README for what that does not stop).
 
-Arguments: the worker's source text, then a JSON configuration.
+Its source, the worker's source and a JSON configuration come on stdin, so
+`/proc/*/cmdline` shows a worker none of the grader's paths.
 Protocol on a Unix socket (its descriptor is in the configuration): each
 request carries three descriptors (requests in, answers out, printed output
 out) and is answered with the worker's pid as the grader can signal it.
@@ -20,6 +21,7 @@ import ctypes
 import gc
 import json
 import os
+import re
 import resource
 import signal
 import socket
@@ -42,12 +44,29 @@ MS_PRIVATE = 1 << 18
 PR_SET_NO_NEW_PRIVS = 38
 PR_CAPBSET_DROP = 24
 PR_SET_PDEATHSIG = 1
+KEYCTL_GET_KEYRING_ID = 0
+KEYCTL_JOIN_SESSION_KEYRING = 1
+KEYCTL_SETPERM = 5
+KEYCTL_CLEAR = 7
+KEYCTL_GET_PERSISTENT = 22
+KEY_SPEC_SESSION_KEYRING = -3
+KEY_SPEC_USER_KEYRING = -4
+KEY_SPEC_USER_SESSION_KEYRING = -5
 
 libc = ctypes.CDLL(None, use_errno=True)
 # clone(2) makes a worker that is at once PID 1 of a new PID namespace, with no
 # process in between. Its number differs by machine; elsewhere a middle process
 # does the same job with unshare(2) and a second fork.
 CLONE_SYSCALL = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
+KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
+# For the seccomp filter: the architecture's audit id; the kernel keyring calls
+# (add_key, request_key, keyctl); the System V IPC calls (shmget, semget, msgget).
+SECCOMP_ARCH = {
+    "x86_64": (0xC000003E, (248, 249, 250), (29, 64, 68)),
+    "aarch64": (0xC00000B7, (217, 218, 219), (194, 190, 186)),
+}.get(os.uname().machine)
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
 
 
 def check(result, what):
@@ -77,6 +96,10 @@ def write_file(path, text):
 # Inside the namespace, workers run as this id; outside, it is this unprivileged id.
 WORKER_ID = 1000
 NOBODY_ID = 65534
+# Without namespaces, a grader running as root gives each worker a user and group id of
+# its own, this plus the worker's pid: no two live workers share one, so none can signal,
+# trace or pass files to another, and each has its own process count.
+PROCESS_MODE_ID_BASE = 1_500_000_000
 
 
 def enter_namespaces():
@@ -131,6 +154,31 @@ def bind_read_only(root, path):
     mount(None, inside, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_REC)
 
 
+def installed_packages(visible):
+    """Folders of installed packages inside what is visible: they are hidden again.
+
+    The standard library's folder holds `site-packages`, and the system's
+    Python folders hold `dist-packages`: pytest, Hypothesis, and chunklab
+    itself when installed without `-e`, all live there.
+    """
+    found = []
+    for top in visible:
+        if not os.path.isdir(top) or os.path.islink(top):
+            continue
+        for folder, subfolders, _ in os.walk(top):
+            depth = folder[len(top) :].count("/")
+            for name in subfolders:
+                if name in ("site-packages", "dist-packages"):
+                    found.append(os.path.join(folder, name))
+            # Package folders sit at most at .../lib/python3.X/site-packages.
+            subfolders[:] = [
+                name
+                for name in subfolders
+                if depth < 3 and (name in ("lib", "local") or name.startswith("python"))
+            ]
+    return found
+
+
 def build_minimal_root(root, visible):
     """A root holding only the system libraries and Python's standard library."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -138,6 +186,9 @@ def build_minimal_root(root, visible):
     for path in visible:
         if os.path.lexists(path):
             bind_read_only(root, path)
+    for path in installed_packages(visible):
+        if os.path.isdir(root + path):
+            mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
     for device in ("null", "zero", "urandom", "random"):
         bind_read_only(root, "/dev/" + device)
     for folder in ("proc", "work", "tmp"):
@@ -185,9 +236,119 @@ def apply_limits(limits):
             pass  # a platform without this limit still gets the others
 
 
+def kernel_version():
+    numbers = re.match(r"(\d+)\.(\d+)", os.uname().release)
+    return (int(numbers[1]), int(numbers[2])) if numbers else (0, 0)
+
+
+def keyctl(*args):
+    return libc.syscall(KEYCTL_SYSCALL, *[ctypes.c_long(a) for a in args])
+
+
+def isolate_keyrings(own_keyrings):
+    """A new session keyring, and the keyrings every process of this user shares locked.
+
+    The user, user-session and persistent keyrings belong to a user id, not a
+    process: a worker could leave a key there for the next one. Cleared and
+    locked (no permission for anyone), they carry nothing from one worker to
+    another. They are left alone when the worker runs as the grading user.
+    """
+    if KEYCTL_SYSCALL is None:
+        return
+    keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0)
+    if not own_keyrings:
+        return
+    shared = [keyctl(KEYCTL_GET_KEYRING_ID, spec, 1) for spec in SHARED_KEYRINGS]
+    shared.append(keyctl(KEYCTL_GET_PERSISTENT, -1, KEY_SPEC_SESSION_KEYRING))
+    for keyring in shared:
+        if keyring > 0:
+            keyctl(KEYCTL_CLEAR, keyring)
+            keyctl(KEYCTL_SETPERM, keyring, 0)
+
+
+SHARED_KEYRINGS = (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING)
+
+
+class SockFilter(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_ushort),
+        ("jt", ctypes.c_ubyte),
+        ("jf", ctypes.c_ubyte),
+        ("k", ctypes.c_uint32),
+    ]
+
+
+class SockProgram(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+
+def refuse_sharing_calls(ipc_too):
+    """A seccomp filter: the kernel keyring calls (and, when asked, System V IPC) fail.
+
+    A key outlives the worker that made it until the kernel collects it, and
+    the next worker runs as the same user: a key it can read by number would
+    carry data over. An exercise needs no key, so no worker can make one.
+    Without an IPC namespace of its own, System V IPC is refused the same way.
+    """
+    if SECCOMP_ARCH is None:
+        return False
+    arch, refused = SECCOMP_ARCH[0], list(SECCOMP_ARCH[1])
+    if ipc_too:
+        refused += SECCOMP_ARCH[2]
+    load, jump_equal, jump_above, give = 0x20, 0x15, 0x35, 0x06
+    allow, error = 0x7FFF0000, 0x00050000 | 1  # EPERM
+    program = [
+        (load, 0, 0, 4),  # the architecture of the call
+        (jump_equal, 1, 0, arch),
+        (give, 0, 0, error),  # another architecture's calls (32-bit ones): refused
+        (load, 0, 0, 0),  # the call's number
+        (jump_above, 0, 1, 0x3FFFFFFF),  # x32 calls on x86_64 carry this bit
+        (give, 0, 0, error),
+    ]
+    for position, number in enumerate(refused):
+        program.append((jump_equal, len(refused) - position, 0, number))
+    program += [(give, 0, 0, allow), (give, 0, 0, error)]
+    filters = (SockFilter * len(program))(*[SockFilter(*step) for step in program])
+    fprog = SockProgram(len(program), filters)
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
+
+
+def become_own_user(work_dir):
+    """Without namespaces: a root grader's worker takes an id of its own and its folder."""
+    if os.getuid() != 0:
+        os.chdir(work_dir)  # the grader made this folder for this worker alone
+        return
+    worker_id = PROCESS_MODE_ID_BASE + os.getpid()
+    os.chown(work_dir, worker_id, worker_id)
+    os.chmod(work_dir, 0o700)
+    os.chdir(work_dir)
+    os.setgroups([])
+    os.setresgid(worker_id, worker_id, worker_id)
+    os.setresuid(worker_id, worker_id, worker_id)  # also clears every capability
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+
+
+def sandbox_gaps(process_mode):
+    """What workers here are not kept apart in, as the README's codes (tried in a child)."""
+    gaps = ["same_user"] if process_mode and os.getuid() != 0 else []
+    probe = os.fork()
+    if probe == 0:
+        own_ipc = not process_mode or libc.unshare(CLONE_NEWIPC) == 0
+        refused = refuse_sharing_calls(ipc_too=not own_ipc)
+        os._exit((0 if own_ipc or refused else 1) | (0 if refused else 2))
+    status = os.waitstatus_to_exitcode(os.waitpid(probe, 0)[1])
+    if status & 1:
+        gaps.append("shared_ipc")
+    if status & 2:
+        gaps.append("shared_keys")
+    return gaps
+
+
 def become_worker(config, fds, worker, worker_id):
     """Runs in the worker: its own folders, limits and descriptors, then serve."""
     requests, answers, output = fds
+    own_ipc = True
     if worker_id is not False:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -204,7 +365,17 @@ def become_worker(config, fds, worker, worker_id):
             libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     else:
         os.setsid()
-        os.chdir(config["work_dir"])  # the grader made this folder for this worker alone
+        # Where root may, an IPC namespace of its own; elsewhere System V IPC is refused.
+        own_ipc = libc.unshare(CLONE_NEWIPC) == 0
+        become_own_user(config["work_dir"])
+    if worker_id is None:
+        # Same id as the grader, but in a user namespace of its own: since Linux 5.3 its
+        # user keyrings are that namespace's, not the grading user's.
+        own_keyrings = kernel_version() >= (5, 3)
+    else:
+        own_keyrings = os.getuid() != config["grader_uid"]
+    isolate_keyrings(own_keyrings)
+    refuse_sharing_calls(ipc_too=worker_id is False and not own_ipc)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(output, 1)
@@ -232,8 +403,9 @@ def spawn(config, fds, worker, worker_id):
             become_worker(config, fds, worker, worker_id)
         return pid
     if CLONE_SYSCALL is not None and config["direct_clone"]:
-        # Like fork (this process runs no other thread), plus the two new namespaces.
-        flags = CLONE_NEWPID | CLONE_NEWNS | signal.SIGCHLD
+        # Like fork (this process runs no other thread), plus new PID, mount and IPC
+        # namespaces: no System V memory, semaphore or queue outlives a worker.
+        flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | signal.SIGCHLD
         pid = libc.syscall(CLONE_SYSCALL, flags, 0, 0, 0, 0)
         if pid == 0:
             become_worker(config, fds, worker, worker_id)
@@ -242,13 +414,14 @@ def spawn(config, fds, worker, worker_id):
     report_read, report_write = os.pipe()
     middle = os.fork()
     if middle == 0:
-        # The new PID namespace applies to the next child, which becomes its PID 1:
+        # The new PID namespace applies to the next child, which becomes its PID 1 (in an
+        # IPC namespace of its own too):
         # when it ends, the kernel ends every process left in the namespace. This
         # process stays to tie the worker's life to the zygote's.
         os.close(report_read)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        check(libc.unshare(CLONE_NEWPID | CLONE_NEWNS), "unshare pid")
+        check(libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC), "unshare pid")
         pid = os.fork()
         if pid == 0:
             os.close(report_write)
@@ -290,6 +463,8 @@ def main():
     for name in PRELOADED:
         __import__(name)
     config = json.loads(sys.argv[2])
+    config["grader_uid"] = os.getuid()
+    sys.argv[1:] = []
     control = socket.socket(fileno=config["control_fd"])
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     # False: no namespaces; None: namespaces, workers keep the zygote's id; an int:
@@ -304,12 +479,17 @@ def main():
             build_minimal_root(config["root_dir"], visible)
         except OSError as error:
             worker_id, problem = False, str(error)
+    gaps = sandbox_gaps(process_mode=worker_id is False)
     # Workers are reaped by the kernel; the grader learns of their end from their pipes.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     # What is in memory now is shared with every worker: kept out of the garbage
     # collector's sight, a worker does not copy those pages by merely walking them.
     gc.freeze()
-    hello = {"isolation": "process" if worker_id is False else "namespaces", "problem": problem}
+    hello = {
+        "isolation": "process" if worker_id is False else "namespaces",
+        "problem": problem,
+        "gaps": gaps,
+    }
     control.sendall((json.dumps(hello) + "\n").encode())
     while True:
         try:
