@@ -15,7 +15,8 @@ from pathlib import Path
 
 from chunklab.errors import ChunklabError
 from chunklab.sandbox.limits import Limits
-from chunklab.sandbox.worker import WorkerProcess
+from chunklab.sandbox.memory_group import MemoryGroups
+from chunklab.sandbox.worker import WorkerProcess, send_kill
 
 SANDBOX_DIR = Path(__file__).resolve().parent
 # The zygote's code comes on its stdin, not its command line: a worker reading
@@ -40,6 +41,8 @@ class ZygoteSettings:
     # With namespaces, make each worker with one clone(2) where this machine's call is
     # known; False always uses the portable way (unshare and a middle process).
     direct_clone: bool = True
+    # A memory cgroup per worker where one can be made; False always bounds each process.
+    memory_groups: bool = True
 
 
 class Zygote:
@@ -87,6 +90,9 @@ class Zygote:
             self.process.stdin.close()
         self.reader = self.control.makefile("r")
         self._greeting: dict[str, str] | None = None
+        self.memory = (
+            MemoryGroups.create(settings.limits.memory_mb) if settings.memory_groups else None
+        )
 
     def greeting(self) -> dict[str, str]:
         """The zygote's first message, read when first needed so its start overlaps other work."""
@@ -108,7 +114,8 @@ class Zygote:
     @property
     def gaps(self) -> tuple[str, ...]:
         """What this sandbox does not keep apart here, as README's codes (empty: nothing)."""
-        return tuple(self.greeting().get("gaps", ()))
+        memory = () if self.memory is not None else ("memory_per_process",)
+        return (*self.greeting().get("gaps", ()), *memory)
 
     @property
     def problem(self) -> str:
@@ -138,8 +145,20 @@ class Zygote:
             for fd in (requests_write, answers_read, output_read):
                 os.close(fd)
             raise SandboxStartError(f"the sandbox could not start a worker (error {-pid})")
+        group = None
+        if self.memory is not None:
+            # The worker runs none of the submission's code before its first request,
+            # so every process the submission starts is counted in the group.
+            try:
+                group = self.memory.adopt(pid)
+            except OSError as error:
+                send_kill(pid, None)
+                for fd in (requests_write, answers_read, output_read):
+                    os.close(fd)
+                raise SandboxStartError(f"the sandbox could not bound a worker: {error}") from None
         return WorkerProcess(
             pid=pid,
+            memory_group=group,
             requests=requests_write,
             answers=answers_read,
             output=output_read,
@@ -155,6 +174,8 @@ class Zygote:
             self.process.kill()
             self.process.wait(timeout=5)
         finally:
+            if self.memory is not None:
+                self.memory.close()
             shutil.rmtree(self.scratch, ignore_errors=True)
 
     def __enter__(self) -> Zygote:
