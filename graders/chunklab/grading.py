@@ -136,6 +136,7 @@ def grade_lesson_group(
                 session,
                 each.duration,
                 isolation=session.sandbox().isolation,
+                isolation_gaps=session.sandbox().gaps,
             )
             continue
         outcomes = run.outcomes[key]
@@ -148,6 +149,7 @@ def grade_lesson_group(
             duration_s=each.duration,
             max_score=sum(t.max_score for t in outcomes),
             isolation=session.sandbox().isolation,
+            isolation_gaps=session.sandbox().gaps,
         )
     return reports
 
@@ -159,6 +161,7 @@ def error_report(
     session: GradingSession,
     duration: float,
     isolation: str = "",
+    isolation_gaps: tuple[str, ...] = (),
 ) -> GradeReport:
     return GradeReport(
         lesson=lesson.id if lesson else None,
@@ -168,6 +171,7 @@ def error_report(
         duration_s=duration,
         max_score=session.max_score(lesson) if lesson else 0.0,
         isolation=isolation,
+        isolation_gaps=isolation_gaps,
     )
 
 

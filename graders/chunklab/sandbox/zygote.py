@@ -30,6 +30,21 @@ BOOTSTRAP = (
 SYSTEM_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache")
 
 
+# What a report's `isolation_gaps` codes mean (the README says the same).
+GAPS = {
+    "memory_per_process": (
+        "--memory-mb bounds each process of a submission, not all of them together "
+        "(no memory cgroup could be made)"
+    ),
+    "same_user": (
+        "submissions run as the grading user (neither user namespaces nor root): "
+        "they can read and write whatever the grader can"
+    ),
+    "shared_ipc": "submissions share System V IPC (no IPC namespace and no seccomp)",
+    "shared_keys": "submissions share kernel keyrings (no seccomp)",
+}
+
+
 class SandboxStartError(ChunklabError):
     kind = "sandbox"
 

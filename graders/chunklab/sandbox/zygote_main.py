@@ -18,6 +18,7 @@ out) and is answered with the worker's pid as the grader can signal it.
 """
 
 import ctypes
+import fcntl
 import gc
 import json
 import os
@@ -314,6 +315,25 @@ def refuse_sharing_calls(ipc_too):
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
 
 
+def library_handles():
+    """The standard library's folders, opened while still root.
+
+    A worker given an id of its own may not be able to reach the interpreter's
+    folder (a Python installed under /root); through its own open handles
+    (`/proc/self/fd/N`) it reads the standard library and nothing beside it.
+    The handles sit high until the worker's descriptors are in place.
+    """
+    handles = []
+    for entry in sys.path:
+        try:
+            opened = os.open(entry, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            continue  # the zip archive that most installs do not have
+        handles.append(fcntl.fcntl(opened, fcntl.F_DUPFD, 200))
+        os.close(opened)
+    return handles
+
+
 def become_own_user(work_dir):
     """Without namespaces: a root grader's worker takes an id of its own and its folder."""
     if os.getuid() != 0:
@@ -349,6 +369,7 @@ def become_worker(config, fds, worker, worker_id):
     """Runs in the worker: its own folders, limits and descriptors, then serve."""
     requests, answers, output = fds
     own_ipc = True
+    library = []
     if worker_id is not False:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -367,6 +388,8 @@ def become_worker(config, fds, worker, worker_id):
         os.setsid()
         # Where root may, an IPC namespace of its own; elsewhere System V IPC is refused.
         own_ipc = libc.unshare(CLONE_NEWIPC) == 0
+        if os.getuid() == 0:
+            library = library_handles()
         become_own_user(config["work_dir"])
     if worker_id is None:
         # Same id as the grader, but in a user namespace of its own: since Linux 5.3 its
@@ -382,7 +405,12 @@ def become_worker(config, fds, worker, worker_id):
     os.dup2(output, 2)
     requests = os.dup2(requests, 3)
     answers = os.dup2(answers, 4)
-    os.closerange(5, 65536)
+    for number, handle in enumerate(library, start=5):
+        os.dup2(handle, number)
+    os.closerange(5 + len(library), 65536)
+    if library:
+        sys.path[:] = [f"/proc/self/fd/{n}" for n in range(5, 5 + len(library))]
+        sys.path_importer_cache.clear()
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
         signal.signal(number, signal.SIG_DFL)
     os.environ.clear()

@@ -47,6 +47,8 @@ class GradeReport:
     # The lesson's full marks, also for a submission that could not be tested.
     max_score: float = 0.0
     isolation: str = ""
+    # What the sandbox could not keep apart on this machine (codes in the README).
+    isolation_gaps: tuple[str, ...] = ()
 
     @property
     def score(self) -> float:
@@ -64,4 +66,5 @@ class GradeReport:
             "warnings": [asdict(p) for p in self.warnings],
             "duration_s": round(self.duration_s, 4),
             "isolation": self.isolation,
+            "isolation_gaps": list(self.isolation_gaps),
         }
