@@ -53,6 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--resume", action="store_true", help="skip submissions already graded in --out"
     )
+    grade.add_argument(
+        "--require-isolation",
+        action="store_true",
+        help="refuse to grade where submissions would run as the grading user "
+        "(neither user namespaces nor root)",
+    )
     Limits.add_arguments(grade)
 
     check = commands.add_parser("check", help="a student's self-check: public tests only")
@@ -83,6 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             if args.jobs < 1:
                 raise UsageError("--jobs must be 1 or more")
+            if args.require_isolation:
+                from chunklab.sandbox.zygote import require_isolation
+
+                require_isolation(Limits.from_arguments(args))
             return grade_command(
                 args.paths,
                 lesson_id=args.lesson,

@@ -10,6 +10,7 @@ import shutil
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +58,11 @@ class WorkerProcess:
         process_group: bool,
         work_dir: Path | None,
         memory_group: MemoryGroup | None = None,
+        on_end: Callable[[int], None] | None = None,
     ) -> None:
         self.pid = pid
         self.memory_group = memory_group
+        self.on_end = on_end
         self.requests, self.answers = requests, answers
         self.process_group = process_group
         self.work_dir = work_dir
@@ -170,6 +173,8 @@ class WorkerProcess:
         send_kill(self.pid, self.pidfd)
         if self.memory_group is not None:
             self.memory_group.end()  # also what left the process group
+        if self.on_end is not None:
+            self.on_end(self.pid)
         for fd in (self.requests, self.answers):
             with contextlib.suppress(OSError):
                 os.close(fd)

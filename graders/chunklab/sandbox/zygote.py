@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from chunklab.errors import ChunklabError
+from chunklab.errors import ChunklabError, UsageError
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.memory_group import MemoryGroups
 from chunklab.sandbox.worker import WorkerProcess, send_kill
@@ -174,6 +174,7 @@ class Zygote:
         return WorkerProcess(
             pid=pid,
             memory_group=group,
+            on_end=self._end_user_of if self.greeting().get("own_ids") else None,
             requests=requests_write,
             answers=answers_read,
             output=output_read,
@@ -181,6 +182,12 @@ class Zygote:
             process_group=self.isolation == "process",
             work_dir=Path(work_dir) if work_dir else None,
         )
+
+    def _end_user_of(self, pid: int) -> None:
+        """End what a worker left running under its own id (see zygote_main.end_user_of)."""
+        with contextlib.suppress(OSError):
+            self.control.sendall(json.dumps({"end_user_of": pid}).encode())
+            self.reader.readline()
 
     def close(self) -> None:
         try:
@@ -198,3 +205,17 @@ class Zygote:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def require_isolation(limits: Limits) -> None:
+    """For `--require-isolation`: refuse to grade where submissions would run as the grader."""
+    with Zygote(ZygoteSettings(limits)) as zygote:
+        gaps = zygote.gaps
+    if "same_user" in gaps:
+        raise UsageError(
+            "--require-isolation: this machine allows neither user namespaces nor running "
+            "as root, so each submission would run as the grading user and could read and "
+            "write whatever it can (the kit, the solutions, the other submissions, the "
+            "results). Grade as root, or where user namespaces are allowed, or without "
+            "--require-isolation."
+        )

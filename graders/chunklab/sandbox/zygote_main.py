@@ -315,6 +315,29 @@ def refuse_sharing_calls(ipc_too):
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
 
 
+def end_user_of(worker_pid):
+    """End every process left running under the id a worker had (root, no namespaces).
+
+    A process that left the worker's process group keeps the worker's id;
+    `kill(-1)` sent with that id reaches all such processes and nothing else.
+    """
+    if os.getuid() != 0:
+        return
+    helper = os.fork()
+    if helper == 0:
+        try:
+            worker_id = PROCESS_MODE_ID_BASE + int(worker_pid)
+            os.setresgid(worker_id, worker_id, worker_id)
+            os.setresuid(worker_id, worker_id, worker_id)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    try:
+        os.waitpid(helper, 0)  # with SIGCHLD ignored, this returns once it has ended
+    except ChildProcessError:
+        pass
+
+
 def library_handles():
     """The standard library's folders, opened while still root.
 
@@ -515,6 +538,8 @@ def main():
     gc.freeze()
     hello = {
         "isolation": "process" if worker_id is False else "namespaces",
+        # Each worker has an id of its own, whose leftover processes can be ended.
+        "own_ids": worker_id is False and os.getuid() == 0,
         "problem": problem,
         "gaps": gaps,
     }
@@ -526,7 +551,12 @@ def main():
             break
         if not message:
             break
-        config["work_dir"] = json.loads(message)["work_dir"]
+        request = json.loads(message)
+        if "end_user_of" in request:
+            end_user_of(request["end_user_of"])
+            control.sendall(b"0\n")
+            continue
+        config["work_dir"] = request["work_dir"]
         try:
             pid = spawn(config, fds, worker, worker_id)
         except OSError as error:
