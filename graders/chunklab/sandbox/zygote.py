@@ -81,7 +81,8 @@ class Zygote:
         config["control_fd"] = theirs.fileno()
         self.control = ours
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-B", "-c", BOOTSTRAP],
+            # The interpreter itself, not a virtual environment's link to it.
+            [os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", BOOTSTRAP],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

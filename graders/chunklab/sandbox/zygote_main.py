@@ -29,6 +29,7 @@ import socket
 import sys
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
@@ -104,9 +105,11 @@ PROCESS_MODE_ID_BASE = 1_500_000_000
 
 
 def enter_namespaces():
-    """New user, mount, network, IPC and UTS namespaces; returns the worker's id."""
+    """New user, mount, network, IPC, UTS and cgroup namespaces; returns the worker's id."""
     uid, gid = os.getuid(), os.getgid()
+    # A cgroup namespace too: /proc/self/cgroup then names no folder of this machine.
     flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    flags |= CLONE_NEWCGROUP
     if uid != 0:
         check(libc.unshare(flags), "unshare")
         write_file("/proc/self/setgroups", "deny")
