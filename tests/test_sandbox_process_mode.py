@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,6 +27,7 @@ from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.writing.table import results_table
 
 LIMITS = Limits(call_seconds=2.0, submission_seconds=20.0)
+KIT_ROOT = Path(__file__).resolve().parent.parent
 AS_ROOT = os.getuid() == 0
 
 
@@ -56,6 +58,21 @@ import os
 
 def ids():
     return [os.getuid(), os.getgid(), os.getgroups()]
+
+def connect(port):
+    import socket
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        return "connected"
+    except OSError as error:
+        return type(error).__name__
+
+def signal(pid):
+    try:
+        os.kill(pid, 0)
+        return "signalled"
+    except OSError as error:
+        return type(error).__name__
 
 def reach(path, write):
     try:
@@ -105,6 +122,25 @@ def test_the_grading_users_files_and_folders_are_out_of_reach(zygote, sandboxed,
     assert proxy.reach(str(cache / "cases.json"), False) == "PermissionError"
     assert (out / "gradebook.csv").read_text() == "student,score\n"
     assert sorted(p.name for p in out.iterdir()) == ["gradebook.csv"]
+
+
+def test_the_kit_the_network_and_other_processes_are_out_of_reach(zygote, sandboxed):
+    readable_by_all = KIT_ROOT / "solutions" / "char_chunk.py"
+    assert readable_by_all.stat().st_mode & 0o004
+    installed = Path(sysconfig.get_paths()["purelib"]) / "pytest" / "__init__.py"
+    proxy = SubmissionProxy(sandboxed(PROBE))
+    if "unconfined_files" in zygote.gaps:
+        # Without Landlock a file anyone may read stays readable; the report says so.
+        assert proxy.reach(str(readable_by_all), False) == "reached"
+        return
+    assert proxy.reach(str(readable_by_all), False) == "PermissionError"
+    assert proxy.reach(str(installed), False) == "PermissionError"
+    assert proxy.reach("/proc/1/cmdline", False) == "PermissionError"
+    if "unconfined_network" not in zygote.gaps:
+        assert proxy.connect(9) == "PermissionError"
+    if "unconfined_signals" not in zygote.gaps:
+        assert proxy.signal(zygote.process.pid) == "PermissionError"
+        assert proxy.signal(os.getpid()) == "PermissionError"
 
 
 LEAVES_A_PROCESS = """

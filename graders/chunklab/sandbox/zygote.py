@@ -23,7 +23,7 @@ SANDBOX_DIR = Path(__file__).resolve().parent
 # /proc/*/cmdline finds neither the sandbox's code nor the grader's paths.
 BOOTSTRAP = (
     "import json, sys; _start = json.loads(sys.stdin.readline()); "
-    "sys.argv[1:] = [_start['worker'], _start['config']]; "
+    "sys.argv[1:] = [_start['worker'], _start['config'], _start['confinement']]; "
     "exec(compile(_start.pop('zygote'), 'chunklab_zygote', 'exec'))"
 )
 # What a worker may see besides Python's standard library (found by the zygote itself).
@@ -42,6 +42,12 @@ GAPS = {
     ),
     "shared_ipc": "submissions share System V IPC (no IPC namespace and no seccomp)",
     "shared_keys": "submissions share kernel keyrings (no seccomp)",
+    "unconfined_files": (
+        "submissions can read every file their user may read, the kit included where "
+        "others may read it (no Landlock)"
+    ),
+    "unconfined_network": "submissions can use the network (no Landlock 4)",
+    "unconfined_signals": ("submissions can signal the grader's other processes (no Landlock 6)"),
 }
 
 
@@ -99,6 +105,7 @@ class Zygote:
             "zygote": (SANDBOX_DIR / "zygote_main.py").read_text(),
             "worker": (SANDBOX_DIR / "worker_main.py").read_text(),
             "config": json.dumps(config),
+            "confinement": (SANDBOX_DIR / "confinement_main.py").read_text(),
         }
         with contextlib.suppress(BrokenPipeError):
             self.process.stdin.write(json.dumps(payload).encode() + b"\n")

@@ -355,9 +355,27 @@ def library_handles():
             opened = os.open(entry, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             continue  # the zip archive that most installs do not have
-        handles.append(fcntl.fcntl(opened, fcntl.F_DUPFD, 200))
+        handles.append((entry, fcntl.fcntl(opened, fcntl.F_DUPFD, 200)))
         os.close(opened)
     return handles
+
+
+def search_through_handles(library):
+    """Imports, those of packages already loaded included, go through the handles at 5..."""
+    places = {entry: f"/proc/self/fd/{n}" for n, (entry, _) in enumerate(library, start=5)}
+
+    def moved(path):
+        entry = max((e for e in places if path == e or path.startswith(e + "/")), key=len)
+        return places[entry] + path[len(entry) :]
+
+    sys.path[:] = list(places.values())
+    sys.path_importer_cache.clear()
+    for module in list(sys.modules.values()):
+        locations = getattr(module, "__path__", None)
+        if isinstance(locations, list):
+            locations[:] = [
+                moved(p) if any(p.startswith(e) for e in places) else p for p in locations
+            ]
 
 
 def become_own_user(work_dir):
@@ -391,6 +409,18 @@ def sandbox_gaps(process_mode):
     return gaps
 
 
+def unconfined(landlock):
+    """What Landlock cannot hold back here, for workers without namespaces."""
+    gaps = []
+    if landlock < 1:
+        gaps.append("unconfined_files")
+    if landlock < 4:
+        gaps.append("unconfined_network")
+    if landlock < 6 and os.getuid() != 0:
+        gaps.append("unconfined_signals")
+    return gaps
+
+
 def become_worker(config, fds, worker, worker_id):
     """Runs in the worker: its own folders, limits and descriptors, then serve."""
     requests, answers, output = fds
@@ -416,6 +446,9 @@ def become_worker(config, fds, worker, worker_id):
         own_ipc = libc.unshare(CLONE_NEWIPC) == 0
         if os.getuid() == 0:
             library = library_handles()
+        # Confined while still able to open every path it is to be allowed.
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        config["confine"](config["landlock"], config["readable"], config["work_dir"])
         become_own_user(config["work_dir"])
     if worker_id is None:
         # Same id as the grader, but in a user namespace of its own: since Linux 5.3 its
@@ -431,16 +464,16 @@ def become_worker(config, fds, worker, worker_id):
     os.dup2(output, 2)
     requests = os.dup2(requests, 3)
     answers = os.dup2(answers, 4)
-    for number, handle in enumerate(library, start=5):
+    for number, (_, handle) in enumerate(library, start=5):
         os.dup2(handle, number)
     os.closerange(5 + len(library), 65536)
     if library:
-        sys.path[:] = [f"/proc/self/fd/{n}" for n in range(5, 5 + len(library))]
-        sys.path_importer_cache.clear()
+        search_through_handles(library)
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
         signal.signal(number, signal.SIG_DFL)
     os.environ.clear()
-    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": "/work", "LANG": "C.UTF-8"})
+    home = "/work" if worker_id is not False else config["work_dir"]
+    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8"})
     apply_limits(config["limits"])
     sys.argv = ["submission"]
     try:
@@ -518,6 +551,8 @@ def main():
         __import__(name)
     config = json.loads(sys.argv[2])
     config["grader_uid"] = os.getuid()
+    confinement = {"__name__": "chunklab_confinement"}
+    exec(compile(sys.argv[3], "chunklab_confinement", "exec"), confinement)
     sys.argv[1:] = []
     control = socket.socket(fileno=config["control_fd"])
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -533,7 +568,16 @@ def main():
             build_minimal_root(config["root_dir"], visible)
         except OSError as error:
             worker_id, problem = False, str(error)
+    if worker_id is False:
+        # Worked out once: what every worker without namespaces may read.
+        visible = config["visible"] + [p for p in sys.path if p and os.path.exists(p)]
+        hidden = {os.path.realpath(p) for p in installed_packages(visible)}
+        config["landlock"] = confinement["version"]()
+        config["readable"] = confinement["readable_paths"](visible, hidden)
+        config["confine"] = confinement["confine"]
     gaps = sandbox_gaps(process_mode=worker_id is False)
+    if worker_id is False:
+        gaps += unconfined(config["landlock"])
     # Workers are reaped by the kernel; the grader learns of their end from their pipes.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     # What is in memory now is shared with every worker: kept out of the garbage
