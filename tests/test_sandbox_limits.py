@@ -201,3 +201,35 @@ def test_nesting_is_measured_outside_strings(line, refused):
 def test_the_estimate_counts_every_value():
     line = b'{"ok": [' + b"{}," * 100_000 + b"{}]}"
     assert decoded_estimate(line) >= 100_000 * answer_budget.BYTES_PER_VALUE
+
+
+def test_going_over_the_memory_of_the_submission_says_so():
+    # Two children hold 40 MB each; then the worker itself takes 80 MB, the largest
+    # share, so it is the process the kernel ends.
+    source = (
+        "import os, time\n"
+        "def hog():\n"
+        "    ready = []\n"
+        "    for _ in range(2):\n"
+        "        read, write = os.pipe()\n"
+        "        if os.fork() == 0:\n"
+        "            block = b'x' * (40 * 1024 * 1024)\n"
+        "            os.write(write, b'1')\n"
+        "            time.sleep(30)\n"
+        "            os._exit(0)\n"
+        "        ready.append(os.read(read, 1))\n"
+        "    block = b'y' * (80 * 1024 * 1024)\n"
+        "    return 'survived'\n"
+    )
+    with Zygote(ZygoteSettings(LIMITS)) as zygote:
+        backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), LIMITS)
+        backend.load()
+        try:
+            if zygote.memory is None:
+                assert "memory_per_process" in zygote.gaps
+                assert SubmissionProxy(backend).hog() == "survived"
+                return
+            with pytest.raises(WorkerCrashed, match="all the processes it started together"):
+                SubmissionProxy(backend).hog()
+        finally:
+            backend.close()

@@ -1,14 +1,16 @@
 """The clean parent of every worker: a fresh interpreter that forks one worker per request.
 
-It runs as `python -I -S -B -c <this file>`, standard library only, and
-never imports chunklab, pytest or any grader code, so a forked worker holds
-none of it in memory. On Linux it first enters new user, mount, network,
-IPC and UTS namespaces and moves into a minimal root that shows only what
-Python needs (read-only), so workers see no network and none of the
-grader's files. Each worker then gets its own PID namespace, `/proc`,
-empty `/work` and `/tmp`, limits, and no capabilities; ending it ends every
-process it started. Where namespaces are missing, a worker is a process
-group with the same limits (see the README for what that does not stop).
+It runs as `python -I -S -B`, standard library only, and never imports
+chunklab, pytest or any grader code, so a forked worker holds none of it in
+memory. On Linux it first enters new user, mount, network, IPC, UTS and
+cgroup namespaces and moves into a minimal root that shows only what Python
+needs (read-only, installed packages hidden), so workers see no network and
+none of the grader's files. Each worker then gets its own PID and IPC
+namespaces, `/proc`, empty `/work` and `/tmp`, limits, and no capabilities;
+ending it ends every process it started. Where namespaces are missing, a
+worker is a session of its own with the same limits, its own user id when
+the grader is root, and Landlock where Linux has it (`confinement_main.py`).
+Everywhere, it starts with a fresh session keyring and may not use keyrings.
 
 Its source, the worker's source and a JSON configuration come on stdin, so
 `/proc/*/cmdline` shows a worker none of the grader's paths.
