@@ -6,6 +6,7 @@ Hostile source runs through the real sandbox. Memory requests stay small
 
 from __future__ import annotations
 
+import json
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +16,12 @@ import pytest
 from chunklab.reading.source import CodeCell
 from chunklab.running.submission_proxy import SubmissionProxy, WorkerCrashed
 from chunklab.sandbox import answer_budget
-from chunklab.sandbox.answer_budget import MAX_DEPTH, AnswerRefused, decoded_estimate
+from chunklab.sandbox.answer_budget import (
+    MAX_DEPTH,
+    AnswerRefused,
+    decode_answer,
+    decoded_estimate,
+)
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.memory_group import MB, MemoryGroups, candidate_folders
@@ -183,19 +189,29 @@ def test_answers_sent_ahead_share_one_budget(sandboxed, monkeypatch):
 @pytest.mark.parametrize(
     ("line", "refused"),
     [
-        (b'{"ok": ' + b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1) + b"}", True),
-        (b'{"ok": ' + b"[" * (MAX_DEPTH - 2) + b"]" * (MAX_DEPTH - 2) + b"}", False),
+        (b'{"ok": ' + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH + b"}", True),
+        (b'{"ok": ' + b"[" * (MAX_DEPTH - 1) + b"]" * (MAX_DEPTH - 1) + b"}", False),
         (b'{"ok": ["' + b"[" * 70_000 + b'"]}', False),  # brackets inside a string
+        (b'{"ok": ["a\\"[[", "]]"]}', False),  # ... after an escaped quote
+        (b'{"ok": ["' + b"[" * 70_000 + b'", ' + b"[" * 200 + b"]" * 200 + b"]}", True),
         (b'{"ok": [' + b"[]," * 40_000 + b"[]]}", False),  # wide, not deep
-        (b'{"ok": [[' + b"0," * 40_000 + b"0]}", True),  # brackets that do not match
     ],
 )
 def test_nesting_is_measured_outside_strings(line, refused):
     if refused:
-        with pytest.raises(AnswerRefused):
-            decoded_estimate(line)
+        with pytest.raises(AnswerRefused, match="nested more than"):
+            decode_answer(line)
     else:
-        assert decoded_estimate(line) >= len(line)
+        assert decode_answer(line) == json.loads(line)
+
+
+def test_a_refused_line_is_never_decoded(monkeypatch):
+    def decoding(*args, **kwargs):
+        raise AssertionError("decoded")
+
+    monkeypatch.setattr(answer_budget.json, "loads", decoding)
+    with pytest.raises(AnswerRefused):
+        decode_answer(b'{"ok": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
 
 
 def test_the_estimate_counts_every_value():

@@ -20,6 +20,7 @@ from chunklab.sandbox.answer_budget import (
     TOO_LARGE,
     AnswerBudget,
     AnswerRefused,
+    decode_answer,
 )
 from chunklab.sandbox.memory_group import MemoryGroup
 
@@ -99,11 +100,10 @@ class WorkerProcess:
         line = self._read_line(deadline, timeout)
         try:
             self.budget.charge(line)
+            answer = decode_answer(line)
         except AnswerRefused as refused:
             self.kill()
             raise WorkerCrashed(str(refused)) from None
-        try:
-            answer = json.loads(line)
         except ValueError:
             self.kill()
             raise WorkerCrashed("The process running your code sent a garbled answer.") from None
