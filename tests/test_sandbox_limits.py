@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from sandbox_workers import Workers
 
 from chunklab.reading.source import CodeCell
 from chunklab.running.submission_proxy import SubmissionProxy, WorkerCrashed
@@ -38,17 +39,9 @@ def zygote(request: pytest.FixtureRequest) -> Iterator[Zygote]:
 
 @pytest.fixture
 def sandboxed(zygote: Zygote) -> Iterator[Callable[[str], SubmissionProxy]]:
-    backends: list[SandboxBackend] = []
-
-    def load(source: str) -> SubmissionProxy:
-        backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), LIMITS)
-        backends.append(backend)
-        backend.load()
-        return SubmissionProxy(backend)
-
-    yield load
-    for backend in backends:
-        backend.close()
+    workers = Workers(zygote, LIMITS)
+    yield workers.proxy
+    workers.close()
 
 
 # Children that each fill 100 MB and stay; the call says how many are alive at the end.
@@ -95,31 +88,29 @@ def test_without_a_memory_group_the_report_says_the_bound_is_per_process():
         assert "memory_per_process" in zygote.gaps
 
 
-def test_memory_groups_on_a_delegated_cgroup_v2_tree(tmp_path):
+def cgroup_v2_tree(tmp_path: Path, delegated: str) -> MemoryGroups | None:
+    """Memory groups made in a cgroup v2 tree of plain folders, mounted at tmp_path."""
     own = tmp_path / "grader"
     own.mkdir()
-    (own / "cgroup.subtree_control").write_text("cpu memory\n")
+    (own / "cgroup.subtree_control").write_text(delegated)
     mountinfo = tmp_path / "mountinfo"
     mountinfo.write_text(f"41 31 0:38 / {tmp_path} rw,relatime - cgroup2 cgroup2 rw\n")
     proc_cgroup = tmp_path / "cgroup"
     proc_cgroup.write_text("0::/grader\n")
-    groups = MemoryGroups.create(64, mountinfo, proc_cgroup)
+    return MemoryGroups.create(64, mountinfo, proc_cgroup)
+
+
+def test_memory_groups_on_a_delegated_cgroup_v2_tree(tmp_path):
+    groups = cgroup_v2_tree(tmp_path, "cpu memory\n")
     assert groups is not None and groups.version == 2
-    assert groups.folder.parent == own
+    assert groups.folder.parent == tmp_path / "grader"
     assert (groups.folder / "cgroup.subtree_control").read_text() == "+memory"
     # A plain folder keeps the files a real cgroup would take: the limit was written.
     assert (groups.folder / "worker-1" / "memory.max").read_text() == str(64 * MB)
 
 
 def test_no_memory_groups_where_the_controller_is_not_delegated(tmp_path):
-    own = tmp_path / "grader"
-    own.mkdir()
-    (own / "cgroup.subtree_control").write_text("cpu\n")
-    mountinfo = tmp_path / "mountinfo"
-    mountinfo.write_text(f"41 31 0:38 / {tmp_path} rw,relatime - cgroup2 cgroup2 rw\n")
-    proc_cgroup = tmp_path / "cgroup"
-    proc_cgroup.write_text("0::/grader\n")
-    assert MemoryGroups.create(64, mountinfo, proc_cgroup) is None
+    assert cgroup_v2_tree(tmp_path, "cpu\n") is None
 
 
 def test_cgroup_folders_follow_the_mount_root():

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from sandbox_workers import Workers
 
-from chunklab.reading.source import CodeCell
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
@@ -40,17 +40,9 @@ def zygote(request: pytest.FixtureRequest) -> Iterator[Zygote]:
 
 @pytest.fixture
 def sandboxed(zygote: Zygote) -> Iterator[Callable[[str], SandboxBackend]]:
-    backends: list[SandboxBackend] = []
-
-    def load(source: str) -> SandboxBackend:
-        backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), LIMITS)
-        backends.append(backend)
-        backend.load()
-        return backend
-
-    yield load
-    for backend in backends:
-        backend.close()
+    workers = Workers(zygote, LIMITS)
+    yield workers.backend
+    workers.close()
 
 
 PROBE = """

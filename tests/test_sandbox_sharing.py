@@ -11,10 +11,9 @@ import subprocess
 from collections.abc import Callable, Iterator
 
 import pytest
+from sandbox_workers import Workers
 
-from chunklab.reading.source import CodeCell
 from chunklab.running.submission_proxy import SubmissionProxy
-from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 
@@ -101,19 +100,9 @@ def zygote(request: pytest.FixtureRequest) -> Iterator[Zygote]:
 @pytest.fixture
 def worker(zygote: Zygote) -> Iterator[Callable[[str], SubmissionProxy]]:
     """A fresh worker for each call, the one before it ended first."""
-    backends: list[SandboxBackend] = []
-
-    def start(source: str) -> SubmissionProxy:
-        for earlier in backends:
-            earlier.close()
-        backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), LIMITS)
-        backends.append(backend)
-        backend.load()
-        return SubmissionProxy(backend)
-
-    yield start
-    for backend in backends:
-        backend.close()
+    workers = Workers(zygote, LIMITS)
+    yield workers.next_proxy
+    workers.close()
 
 
 def host_ipc_keys() -> str:
