@@ -51,6 +51,10 @@ import os
 def ids():
     return [os.getuid(), os.getgid(), os.getgroups()]
 
+def own_folder():
+    folder = os.stat(".")
+    return [folder.st_uid, oct(folder.st_mode & 0o777)]
+
 def connect(port):
     import socket
     try:
@@ -94,6 +98,8 @@ def test_each_worker_runs_as_a_user_of_its_own(zygote, sandboxed):
         assert groups == []
     # Two workers alive at once do not share an id: neither can signal the other.
     assert first[0] != second[0]
+    # Each works in a folder that only it may enter.
+    assert SubmissionProxy(sandboxed(PROBE)).own_folder()[1] == "0o700"
 
 
 def test_the_grading_users_files_and_folders_are_out_of_reach(zygote, sandboxed, tmp_path):
@@ -128,6 +134,7 @@ def test_the_kit_the_network_and_other_processes_are_out_of_reach(zygote, sandbo
     assert proxy.reach(str(readable_by_all), False) == "PermissionError"
     assert proxy.reach(str(installed), False) == "PermissionError"
     assert proxy.reach("/proc/1/cmdline", False) == "PermissionError"
+    assert proxy.reach("/etc/passwd", False) == "PermissionError"
     if "unconfined_network" not in zygote.gaps:
         assert proxy.connect(9) == "PermissionError"
     if "unconfined_signals" not in zygote.gaps:
