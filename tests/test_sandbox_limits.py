@@ -7,6 +7,7 @@ Hostile source runs through the real sandbox. Memory requests stay small
 from __future__ import annotations
 
 import json
+import os
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,8 +25,8 @@ from chunklab.sandbox.answer_budget import (
     decoded_estimate,
 )
 from chunklab.sandbox.backend import SandboxBackend
+from chunklab.sandbox.cgroups import MB, MemoryGroups, candidate_folders
 from chunklab.sandbox.limits import Limits
-from chunklab.sandbox.memory_group import MB, MemoryGroups, candidate_folders
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 
 LIMITS = Limits(call_seconds=5.0, submission_seconds=30.0, memory_mb=150)
@@ -82,7 +83,7 @@ def test_memory_bounds_all_the_processes_of_a_submission_together(zygote, sandbo
 
 
 def test_without_a_memory_group_the_report_says_the_bound_is_per_process():
-    settings = ZygoteSettings(LIMITS, namespaces=False, memory_groups=False)
+    settings = ZygoteSettings(LIMITS, namespaces=False, cgroups=False)
     with Zygote(settings) as zygote:
         assert zygote.memory is None
         assert "memory_per_process" in zygote.gaps
@@ -97,7 +98,7 @@ def cgroup_v2_tree(tmp_path: Path, delegated: str) -> MemoryGroups | None:
     mountinfo.write_text(f"41 31 0:38 / {tmp_path} rw,relatime - cgroup2 cgroup2 rw\n")
     proc_cgroup = tmp_path / "cgroup"
     proc_cgroup.write_text("0::/grader\n")
-    return MemoryGroups.create(64, mountinfo, proc_cgroup)
+    return MemoryGroups.create(mountinfo, proc_cgroup, memory_mb=64)
 
 
 def test_memory_groups_on_a_delegated_cgroup_v2_tree(tmp_path):
@@ -240,3 +241,46 @@ def test_going_over_the_memory_of_the_submission_says_so():
                 SubmissionProxy(backend).hog()
         finally:
             backend.close()
+
+
+PINNED = """
+import os
+
+def escape():
+    try:
+        os.sched_setaffinity(0, range(os.cpu_count()))
+    except OSError:
+        pass
+    mine = sorted(os.sched_getaffinity(0))
+    if os.fork() == 0:
+        try:
+            os.sched_setaffinity(0, range(os.cpu_count()))
+        except OSError:
+            pass
+        os._exit(min(os.sched_getaffinity(0)) + 10 * len(os.sched_getaffinity(0)))
+    _, status = os.wait()
+    return [mine, os.waitstatus_to_exitcode(status)]
+"""
+
+
+def test_a_submission_cannot_leave_the_cpus_of_its_grading_process():
+    """As a grading process of `--jobs N` is pinned to one CPU, so are its workers."""
+    pinned_to = max(os.sched_getaffinity(0))
+    previous = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {pinned_to})
+    try:
+        with Zygote(ZygoteSettings(LIMITS)) as zygote:
+            workers = Workers(zygote, LIMITS)
+            try:
+                mine, child = workers.proxy(PINNED).escape()
+            finally:
+                workers.close()
+    finally:
+        os.sched_setaffinity(0, previous)
+    if "cpu_unpinned" in zygote.gaps:
+        # No cpuset cgroup here: the README states this as a known limit.
+        assert zygote.cpus is None
+        return
+    # Asking for every CPU still leaves the worker and its children on that one.
+    assert mine == [pinned_to]
+    assert child == pinned_to + 10

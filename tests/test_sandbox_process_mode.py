@@ -33,7 +33,7 @@ AS_ROOT = os.getuid() == 0
 
 @pytest.fixture(scope="module", params=[True, False], ids=["with-cgroups", "without-cgroups"])
 def zygote(request: pytest.FixtureRequest) -> Iterator[Zygote]:
-    settings = ZygoteSettings(LIMITS, namespaces=False, memory_groups=request.param)
+    settings = ZygoteSettings(LIMITS, namespaces=False, cgroups=request.param)
     with Zygote(settings) as started:
         yield started
 

@@ -22,7 +22,7 @@ from chunklab.sandbox.answer_budget import (
     AnswerRefused,
     decode_answer,
 )
-from chunklab.sandbox.memory_group import MemoryGroup
+from chunklab.sandbox.cgroups import WorkerGroup
 
 
 class OutputCollector(threading.Thread):
@@ -58,11 +58,11 @@ class WorkerProcess:
         output_limit: int,
         process_group: bool,
         work_dir: Path | None,
-        memory_group: MemoryGroup | None = None,
+        groups: tuple[WorkerGroup, ...] = (),
         on_end: Callable[[int], None] | None = None,
     ) -> None:
         self.pid = pid
-        self.memory_group = memory_group
+        self.groups = groups
         self.on_end = on_end
         self.requests, self.answers = requests, answers
         self.process_group = process_group
@@ -149,7 +149,7 @@ class WorkerProcess:
             raise CallTimedOut(f"Your code did not finish within {timeout:g} seconds.")
 
     def _ended_message(self) -> str:
-        if self.memory_group is not None and self.memory_group.ran_out():
+        if any(group.ran_out() for group in self.groups):
             return (
                 "Your code went over the memory limit, which counts all the processes "
                 "it started together."
@@ -171,8 +171,8 @@ class WorkerProcess:
             if self.process_group:
                 os.killpg(self.pid, signal.SIGKILL)
         send_kill(self.pid, self.pidfd)
-        if self.memory_group is not None:
-            self.memory_group.end()  # also what left the process group
+        for group in self.groups:
+            group.end()  # also what left the process group
         if self.on_end is not None:
             self.on_end(self.pid)
         for fd in (self.requests, self.answers):

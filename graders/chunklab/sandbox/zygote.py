@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from chunklab.errors import ChunklabError, UsageError
+from chunklab.sandbox.cgroups import CpuGroups, MemoryGroups, WorkerGroup
 from chunklab.sandbox.limits import Limits
-from chunklab.sandbox.memory_group import MemoryGroups
 from chunklab.sandbox.worker import WorkerProcess, send_kill
 
 SANDBOX_DIR = Path(__file__).resolve().parent
@@ -32,6 +32,10 @@ SYSTEM_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so
 
 # What a report's `isolation_gaps` codes mean (the README says the same).
 GAPS = {
+    "cpu_unpinned": (
+        "a submission may move its processes to other CPUs and slow the submissions "
+        "graded there (no cpuset cgroup could be made)"
+    ),
     "memory_per_process": (
         "--memory-mb bounds each process of a submission, not all of them together "
         "(no memory cgroup could be made)"
@@ -62,8 +66,9 @@ class ZygoteSettings:
     # With namespaces, make each worker with one clone(2) where this machine's call is
     # known; False always uses the portable way (unshare and a middle process).
     direct_clone: bool = True
-    # A memory cgroup per worker where one can be made; False always bounds each process.
-    memory_groups: bool = True
+    # Memory and cpuset cgroups per worker where they can be made; False never makes them
+    # (each process then has the memory limit on its own, and may leave its CPU).
+    cgroups: bool = True
 
 
 class Zygote:
@@ -114,8 +119,9 @@ class Zygote:
         self.reader = self.control.makefile("r")
         self._greeting: dict[str, str] | None = None
         self.memory = (
-            MemoryGroups.create(settings.limits.memory_mb) if settings.memory_groups else None
+            MemoryGroups.create(memory_mb=settings.limits.memory_mb) if settings.cgroups else None
         )
+        self.cpus = CpuGroups.create() if settings.cgroups else None
 
     def greeting(self) -> dict[str, str]:
         """The zygote's first message, read when first needed so its start overlaps other work."""
@@ -138,7 +144,8 @@ class Zygote:
     def gaps(self) -> tuple[str, ...]:
         """What this sandbox does not keep apart here, as README's codes (empty: nothing)."""
         memory = () if self.memory is not None else ("memory_per_process",)
-        return (*self.greeting().get("gaps", ()), *memory)
+        cpus = () if self.cpus is not None else ("cpu_unpinned",)
+        return (*self.greeting().get("gaps", ()), *memory, *cpus)
 
     @property
     def problem(self) -> str:
@@ -168,20 +175,23 @@ class Zygote:
             for fd in (requests_write, answers_read, output_read):
                 os.close(fd)
             raise SandboxStartError(f"the sandbox could not start a worker (error {-pid})")
-        group = None
-        if self.memory is not None:
-            # The worker runs none of the submission's code before its first request,
-            # so every process the submission starts is counted in the group.
-            try:
-                group = self.memory.adopt(pid)
-            except OSError as error:
-                send_kill(pid, None)
-                for fd in (requests_write, answers_read, output_read):
-                    os.close(fd)
-                raise SandboxStartError(f"the sandbox could not bound a worker: {error}") from None
+        groups: list[WorkerGroup] = []
+        # The worker runs none of the submission's code before its first request,
+        # so every process the submission starts is counted in its groups.
+        try:
+            for kind in (self.memory, self.cpus):
+                if kind is not None:
+                    groups.append(kind.adopt(pid))
+        except OSError as error:
+            send_kill(pid, None)
+            for group in groups:
+                group.end()
+            for fd in (requests_write, answers_read, output_read):
+                os.close(fd)
+            raise SandboxStartError(f"the sandbox could not bound a worker: {error}") from None
         return WorkerProcess(
             pid=pid,
-            memory_group=group,
+            groups=tuple(groups),
             on_end=self._end_user_of if self.greeting().get("own_ids") else None,
             requests=requests_write,
             answers=answers_read,
@@ -204,8 +214,9 @@ class Zygote:
             self.process.kill()
             self.process.wait(timeout=5)
         finally:
-            if self.memory is not None:
-                self.memory.close()
+            for kind in (self.memory, self.cpus):
+                if kind is not None:
+                    kind.close()
             shutil.rmtree(self.scratch, ignore_errors=True)
 
     def __enter__(self) -> Zygote:
