@@ -24,7 +24,6 @@ import fcntl
 import gc
 import json
 import os
-import re
 import resource
 import signal
 import socket
@@ -48,29 +47,12 @@ MS_PRIVATE = 1 << 18
 PR_SET_NO_NEW_PRIVS = 38
 PR_CAPBSET_DROP = 24
 PR_SET_PDEATHSIG = 1
-KEYCTL_GET_KEYRING_ID = 0
-KEYCTL_JOIN_SESSION_KEYRING = 1
-KEYCTL_SETPERM = 5
-KEYCTL_CLEAR = 7
-KEYCTL_GET_PERSISTENT = 22
-KEY_SPEC_SESSION_KEYRING = -3
-KEY_SPEC_USER_KEYRING = -4
-KEY_SPEC_USER_SESSION_KEYRING = -5
 
 libc = ctypes.CDLL(None, use_errno=True)
 # clone(2) makes a worker that is at once PID 1 of a new PID namespace, with no
 # process in between. Its number differs by machine; elsewhere a middle process
 # does the same job with unshare(2) and a second fork.
 CLONE_SYSCALL = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
-KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
-# For the seccomp filter: the architecture's audit id; the kernel keyring calls
-# (add_key, request_key, keyctl); the System V IPC calls (shmget, semget, msgget).
-SECCOMP_ARCH = {
-    "x86_64": (0xC000003E, (248, 249, 250), (29, 64, 68)),
-    "aarch64": (0xC00000B7, (217, 218, 219), (194, 190, 186)),
-}.get(os.uname().machine)
-PR_SET_SECCOMP = 22
-SECCOMP_MODE_FILTER = 2
 
 
 def check(result, what):
@@ -242,84 +224,6 @@ def apply_limits(limits):
             pass  # a platform without this limit still gets the others
 
 
-def kernel_version():
-    numbers = re.match(r"(\d+)\.(\d+)", os.uname().release)
-    return (int(numbers[1]), int(numbers[2])) if numbers else (0, 0)
-
-
-def keyctl(*args):
-    return libc.syscall(KEYCTL_SYSCALL, *[ctypes.c_long(a) for a in args])
-
-
-def isolate_keyrings(own_keyrings):
-    """A new session keyring, and the keyrings every process of this user shares locked.
-
-    The user, user-session and persistent keyrings belong to a user id, not a
-    process: a worker could leave a key there for the next one. Cleared and
-    locked (no permission for anyone), they carry nothing from one worker to
-    another. They are left alone when the worker runs as the grading user.
-    """
-    if KEYCTL_SYSCALL is None:
-        return
-    keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0)
-    if not own_keyrings:
-        return
-    shared = [keyctl(KEYCTL_GET_KEYRING_ID, spec, 1) for spec in SHARED_KEYRINGS]
-    shared.append(keyctl(KEYCTL_GET_PERSISTENT, -1, KEY_SPEC_SESSION_KEYRING))
-    for keyring in shared:
-        if keyring > 0:
-            keyctl(KEYCTL_CLEAR, keyring)
-            keyctl(KEYCTL_SETPERM, keyring, 0)
-
-
-SHARED_KEYRINGS = (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING)
-
-
-class SockFilter(ctypes.Structure):
-    _fields_ = [
-        ("code", ctypes.c_ushort),
-        ("jt", ctypes.c_ubyte),
-        ("jf", ctypes.c_ubyte),
-        ("k", ctypes.c_uint32),
-    ]
-
-
-class SockProgram(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
-
-
-def refuse_sharing_calls(ipc_too):
-    """A seccomp filter: the kernel keyring calls (and, when asked, System V IPC) fail.
-
-    A key outlives the worker that made it until the kernel collects it, and
-    the next worker runs as the same user: a key it can read by number would
-    carry data over. An exercise needs no key, so no worker can make one.
-    Without an IPC namespace of its own, System V IPC is refused the same way.
-    """
-    if SECCOMP_ARCH is None:
-        return False
-    arch, refused = SECCOMP_ARCH[0], list(SECCOMP_ARCH[1])
-    if ipc_too:
-        refused += SECCOMP_ARCH[2]
-    load, jump_equal, jump_above, give = 0x20, 0x15, 0x35, 0x06
-    allow, error = 0x7FFF0000, 0x00050000 | 1  # EPERM
-    program = [
-        (load, 0, 0, 4),  # the architecture of the call
-        (jump_equal, 1, 0, arch),
-        (give, 0, 0, error),  # another architecture's calls (32-bit ones): refused
-        (load, 0, 0, 0),  # the call's number
-        (jump_above, 0, 1, 0x3FFFFFFF),  # x32 calls on x86_64 carry this bit
-        (give, 0, 0, error),
-    ]
-    for position, number in enumerate(refused):
-        program.append((jump_equal, len(refused) - position, 0, number))
-    program += [(give, 0, 0, allow), (give, 0, 0, error)]
-    filters = (SockFilter * len(program))(*[SockFilter(*step) for step in program])
-    fprog = SockProgram(len(program), filters)
-    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
-
-
 def end_user_of(worker_pid):
     """End every process left running under the id a worker had (root, no namespaces).
 
@@ -395,13 +299,13 @@ def become_own_user(work_dir):
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 
-def sandbox_gaps(process_mode):
+def sandbox_gaps(process_mode, confinement):
     """What workers here are not kept apart in, as the README's codes (tried in a child)."""
     gaps = ["same_user"] if process_mode and os.getuid() != 0 else []
     probe = os.fork()
     if probe == 0:
         own_ipc = not process_mode or libc.unshare(CLONE_NEWIPC) == 0
-        refused = refuse_sharing_calls(ipc_too=not own_ipc)
+        refused = confinement["refuse_sharing_calls"](ipc_too=not own_ipc)
         os._exit((0 if own_ipc or refused else 1) | (0 if refused else 2))
     status = os.waitstatus_to_exitcode(os.waitpid(probe, 0)[1])
     if status & 1:
@@ -423,7 +327,7 @@ def unconfined(landlock):
     return gaps
 
 
-def become_worker(config, fds, worker, worker_id):
+def become_worker(config, fds, worker, worker_id, confinement):
     """Runs in the worker: its own folders, limits and descriptors, then serve."""
     requests, answers, output = fds
     own_ipc = True
@@ -450,16 +354,16 @@ def become_worker(config, fds, worker, worker_id):
             library = library_handles()
         # Confined while still able to open every path it is to be allowed.
         libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-        config["confine"](config["landlock"], config["readable"], config["work_dir"])
+        confinement["confine"](config["landlock"], config["readable"], config["work_dir"])
         become_own_user(config["work_dir"])
     if worker_id is None:
         # Same id as the grader, but in a user namespace of its own: since Linux 5.3 its
         # user keyrings are that namespace's, not the grading user's.
-        own_keyrings = kernel_version() >= (5, 3)
+        own_keyrings = confinement["kernel_version"]() >= (5, 3)
     else:
         own_keyrings = os.getuid() != config["grader_uid"]
-    isolate_keyrings(own_keyrings)
-    refuse_sharing_calls(ipc_too=worker_id is False and not own_ipc)
+    confinement["isolate_keyrings"](own_keyrings)
+    confinement["refuse_sharing_calls"](ipc_too=worker_id is False and not own_ipc)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(output, 1)
@@ -484,12 +388,12 @@ def become_worker(config, fds, worker, worker_id):
         os._exit(0)
 
 
-def spawn(config, fds, worker, worker_id):
+def spawn(config, fds, worker, worker_id, confinement):
     """Fork a worker; in namespaces, it is PID 1 of its own PID namespace."""
     if worker_id is False:
         pid = os.fork()
         if pid == 0:
-            become_worker(config, fds, worker, worker_id)
+            become_worker(config, fds, worker, worker_id, confinement)
         return pid
     if CLONE_SYSCALL is not None and config["direct_clone"]:
         # Like fork (this process runs no other thread), plus new PID, mount and IPC
@@ -497,7 +401,7 @@ def spawn(config, fds, worker, worker_id):
         flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | signal.SIGCHLD
         pid = libc.syscall(CLONE_SYSCALL, flags, 0, 0, 0, 0)
         if pid == 0:
-            become_worker(config, fds, worker, worker_id)
+            become_worker(config, fds, worker, worker_id, confinement)
         check(min(pid, 0), "clone")
         return pid
     report_read, report_write = os.pipe()
@@ -514,7 +418,7 @@ def spawn(config, fds, worker, worker_id):
         pid = os.fork()
         if pid == 0:
             os.close(report_write)
-            become_worker(config, fds, worker, worker_id)
+            become_worker(config, fds, worker, worker_id, confinement)
         os.write(report_write, str(pid).encode())
         for fd in fds:
             os.close(fd)
@@ -576,8 +480,7 @@ def main():
         hidden = {os.path.realpath(p) for p in installed_packages(visible)}
         config["landlock"] = confinement["version"]()
         config["readable"] = confinement["readable_paths"](visible, hidden)
-        config["confine"] = confinement["confine"]
-    gaps = sandbox_gaps(process_mode=worker_id is False)
+    gaps = sandbox_gaps(worker_id is False, confinement)
     if worker_id is False:
         gaps += unconfined(config["landlock"])
     # Workers are reaped by the kernel; the grader learns of their end from their pipes.
@@ -607,7 +510,7 @@ def main():
             continue
         config["work_dir"] = request["work_dir"]
         try:
-            pid = spawn(config, fds, worker, worker_id)
+            pid = spawn(config, fds, worker, worker_id, confinement)
         except OSError as error:
             pid = -(error.errno or 1)
         for fd in fds:
