@@ -167,6 +167,12 @@ def add_grade(commands: argparse._SubParsersAction) -> None:
         help="what a hidden test shows: full (input, expected, got), rule (the rule only), "
         f"none (points only) (default: {DEFAULT_HIDDEN_FEEDBACK})",
     )
+    grade.add_argument(
+        "--require-isolation",
+        action="store_true",
+        help="refuse to grade where submissions would run as the grading user "
+        "(neither user namespaces nor root)",
+    )
     Limits.add_arguments(grade)
 
 
@@ -257,6 +263,10 @@ def run(args: argparse.Namespace) -> int:
 
         if args.jobs < 1:
             raise UsageError("--jobs must be 1 or more")
+        if args.require_isolation:
+            from chunklab.sandbox.zygote import require_isolation
+
+            require_isolation(Limits.from_arguments(args))
         return grade_command(
             args.paths,
             lesson_id=args.lesson,

@@ -158,6 +158,7 @@ def grade_lesson_group(
                 each.duration,
                 isolation=session.sandbox().isolation,
                 student=source.student,
+                isolation_gaps=session.sandbox().gaps,
             )
             continue
         outcomes = run.outcomes[key]
@@ -171,6 +172,7 @@ def grade_lesson_group(
             max_score=sum(t.max_score for t in outcomes),
             isolation=session.sandbox().isolation,
             student=source.student,
+            isolation_gaps=session.sandbox().gaps,
         )
     return reports
 
@@ -183,6 +185,7 @@ def error_report(
     duration: float,
     student: str = "",
     isolation: str = "",
+    isolation_gaps: tuple[str, ...] = (),
 ) -> GradeReport:
     return GradeReport(
         student=student,
@@ -193,6 +196,7 @@ def error_report(
         duration_s=duration,
         max_score=session.max_score(lesson) if lesson else 0.0,
         isolation=isolation,
+        isolation_gaps=isolation_gaps,
     )
 
 

@@ -160,6 +160,8 @@ class InProcessZygote:
     """
 
     isolation = ""  # a report's "isolation": none
+    # No sandbox at all (the student's own code in their own process): "" says so.
+    gaps: tuple[str, ...] = ()
 
     def __init__(self, limits: Limits, namespace: dict[str, Any] | None = None) -> None:
         self.limits = limits

@@ -22,7 +22,8 @@ class Limits:
     HELP = {
         "call_seconds": "wall-clock limit of one call into a submission",
         "submission_seconds": "wall-clock limit of all calls into one submission",
-        "memory_mb": "address space of a worker",
+        "memory_mb": "memory of a submission, all its processes together where a "
+        "memory cgroup can be made, else of each process",
         "cpu_seconds": "CPU time of a worker",
         "processes": "processes a submission may run at once",
         "output_kb": "printed output kept per worker; the rest is cut",

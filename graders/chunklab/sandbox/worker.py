@@ -10,13 +10,19 @@ import shutil
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from chunklab.running.submission_proxy import CallTimedOut, WorkerCrashed
-
-# An answer larger than this is not a list of chunks for an exercise text.
-MAX_ANSWER_BYTES = 32 * 1024 * 1024
+from chunklab.sandbox.answer_budget import (
+    MAX_ANSWER_BYTES,
+    TOO_LARGE,
+    AnswerBudget,
+    AnswerRefused,
+    decode_answer,
+)
+from chunklab.sandbox.cgroups import WorkerGroup
 
 
 class OutputCollector(threading.Thread):
@@ -52,15 +58,21 @@ class WorkerProcess:
         output_limit: int,
         process_group: bool,
         work_dir: Path | None,
+        groups: tuple[WorkerGroup, ...] = (),
+        on_end: Callable[[int], None] | None = None,
     ) -> None:
         self.pid = pid
+        self.groups = groups
+        self.on_end = on_end
         self.requests, self.answers = requests, answers
         self.process_group = process_group
         self.work_dir = work_dir
         self.pidfd = open_pidfd(pid)
         self.output = OutputCollector(output, output_limit)
         self.output.start()
-        self.buffer = b""
+        self.buffer = bytearray()
+        self.scanned = 0  # how much of the buffer holds no line end
+        self.budget = AnswerBudget()
         self.alive = True
         # Made once: a call waits on these twice, and a class makes thousands of calls.
         self.writable = select.poll()
@@ -75,12 +87,30 @@ class WorkerProcess:
 
     def send(self, message: dict[str, Any], timeout: float) -> None:
         deadline = time.monotonic() + timeout
+        self.budget.new_request()
         self._write(json.dumps(message).encode() + b"\n", deadline, timeout)
 
     def answer(self, timeout: float) -> dict[str, Any]:
-        """The next answer, if it comes within `timeout` seconds from now."""
+        """The next answer, if it comes within `timeout` seconds from now.
+
+        Its size and nesting are checked before it is decoded; an answer over
+        the budget ends the worker and fails the call (`WorkerCrashed`).
+        """
         deadline = time.monotonic() + timeout
-        return json.loads(self._read_line(deadline, timeout))
+        line = self._read_line(deadline, timeout)
+        try:
+            self.budget.charge(line)
+            answer = decode_answer(line)
+        except AnswerRefused as refused:
+            self.kill()
+            raise WorkerCrashed(str(refused)) from None
+        except ValueError:
+            self.kill()
+            raise WorkerCrashed("The process running your code sent a garbled answer.") from None
+        if type(answer) is not dict:
+            self.kill()
+            raise WorkerCrashed("The process running your code sent a garbled answer.")
+        return answer
 
     def _write(self, data: bytes, deadline: float, timeout: float) -> None:
         view = memoryview(data)
@@ -89,24 +119,27 @@ class WorkerProcess:
             try:
                 written = os.write(self.requests, view[:65536])
             except (BrokenPipeError, OSError):
+                message = self._ended_message()  # read before ending the worker's group
                 self.kill()
-                raise WorkerCrashed(self._ended_message()) from None
+                raise WorkerCrashed(message) from None
             view = view[written:]
 
     def _read_line(self, deadline: float, timeout: float) -> bytes:
-        while b"\n" not in self.buffer:
+        while (end := self.buffer.find(b"\n", self.scanned)) < 0:
+            self.scanned = len(self.buffer)
+            if len(self.buffer) > MAX_ANSWER_BYTES:
+                self.kill()
+                raise WorkerCrashed(TOO_LARGE)
             self._wait(self.readable, deadline, timeout)
             chunk = os.read(self.answers, 1 << 20)
             if not chunk:
+                message = self._ended_message()  # read before ending the worker's group
                 self.kill()
-                raise WorkerCrashed(self._ended_message())
+                raise WorkerCrashed(message)
             self.buffer += chunk
-            if len(self.buffer) > MAX_ANSWER_BYTES:
-                self.kill()
-                raise WorkerCrashed(
-                    f"Your code returned more than {MAX_ANSWER_BYTES // 2**20} MB of data."
-                )
-        line, _, self.buffer = self.buffer.partition(b"\n")
+        line = bytes(self.buffer[:end])
+        del self.buffer[: end + 1]
+        self.scanned = 0
         return line
 
     def _wait(self, poller: select.poll, deadline: float, timeout: float) -> None:
@@ -116,6 +149,11 @@ class WorkerProcess:
             raise CallTimedOut(f"Your code did not finish within {timeout:g} seconds.")
 
     def _ended_message(self) -> str:
+        if any(group.ran_out() for group in self.groups):
+            return (
+                "Your code went over the memory limit, which counts all the processes "
+                "it started together."
+            )
         return (
             "Your code ended the process running it (it called exit, crashed, "
             "or went over a memory or CPU limit)."
@@ -133,6 +171,10 @@ class WorkerProcess:
             if self.process_group:
                 os.killpg(self.pid, signal.SIGKILL)
         send_kill(self.pid, self.pidfd)
+        for group in self.groups:
+            group.end()  # also what left the process group
+        if self.on_end is not None:
+            self.on_end(self.pid)
         for fd in (self.requests, self.answers):
             with contextlib.suppress(OSError):
                 os.close(fd)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -12,13 +13,46 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from chunklab.errors import ChunklabError
+from chunklab.errors import ChunklabError, UsageError
+from chunklab.sandbox.cgroups import CpuGroups, MemoryGroups, WorkerGroup
 from chunklab.sandbox.limits import Limits
-from chunklab.sandbox.worker import WorkerProcess
+from chunklab.sandbox.worker import WorkerProcess, send_kill
 
 SANDBOX_DIR = Path(__file__).resolve().parent
+# The zygote's code comes on its stdin, not its command line: a worker reading
+# /proc/*/cmdline finds neither the sandbox's code nor the grader's paths.
+BOOTSTRAP = (
+    "import json, sys; _start = json.loads(sys.stdin.readline()); "
+    "sys.argv[1:] = [_start['worker'], _start['config'], _start['confinement']]; "
+    "exec(compile(_start.pop('zygote'), 'chunklab_zygote', 'exec'))"
+)
 # What a worker may see besides Python's standard library (found by the zygote itself).
 SYSTEM_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache")
+
+
+# What a report's `isolation_gaps` codes mean (the README says the same).
+GAPS = {
+    "cpu_unpinned": (
+        "a submission may move its processes to other CPUs and slow the submissions "
+        "graded there (no cpuset cgroup could be made)"
+    ),
+    "memory_per_process": (
+        "--memory-mb bounds each process of a submission, not all of them together "
+        "(no memory cgroup could be made)"
+    ),
+    "same_user": (
+        "submissions run as the grading user (neither user namespaces nor root): "
+        "they can read and write whatever the grader can"
+    ),
+    "shared_ipc": "submissions share System V IPC (no IPC namespace and no seccomp)",
+    "shared_keys": "submissions share kernel keyrings (no seccomp)",
+    "unconfined_files": (
+        "submissions can read every file their user may read, the kit included where "
+        "others may read it (no Landlock)"
+    ),
+    "unconfined_network": "submissions can use the network (no Landlock 4)",
+    "unconfined_signals": ("submissions can signal the grader's other processes (no Landlock 6)"),
+}
 
 
 class SandboxStartError(ChunklabError):
@@ -32,6 +66,9 @@ class ZygoteSettings:
     # With namespaces, make each worker with one clone(2) where this machine's call is
     # known; False always uses the portable way (unshare and a middle process).
     direct_clone: bool = True
+    # Memory and cpuset cgroups per worker where they can be made; False never makes them
+    # (each process then has the memory limit on its own, and may leave its CPU).
+    cgroups: bool = True
 
 
 class Zygote:
@@ -42,7 +79,8 @@ class Zygote:
         self.scratch = Path(tempfile.mkdtemp(prefix="chunklab-sandbox-"))
         root_dir = self.scratch / "root"
         root_dir.mkdir(mode=0o755)
-        self.scratch.chmod(0o755)
+        # Workers without namespaces may pass through to their own folder, not list the others.
+        self.scratch.chmod(0o711)
         config = {
             "limits": asdict(settings.limits),
             "namespaces": settings.namespaces,
@@ -54,28 +92,36 @@ class Zygote:
         config["control_fd"] = theirs.fileno()
         self.control = ours
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-I",
-                "-S",
-                "-B",
-                "-c",
-                (SANDBOX_DIR / "zygote_main.py").read_text(),
-                (SANDBOX_DIR / "worker_main.py").read_text(),
-                json.dumps(config),
-            ],
-            stdin=subprocess.DEVNULL,
+            # The interpreter itself, not a virtual environment's link to it.
+            [os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", BOOTSTRAP],
+            stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             pass_fds=(theirs.fileno(),),
             # The same string hashing in every worker: a submission iterating over a
-            # set gives the same answers each time it is graded.
-            env={"PYTHONHASHSEED": "0", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            # set gives the same answers each time it is graded. Nothing of the
+            # grader's environment: a worker's /proc shows no path of this machine.
+            env={"PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"},
             cwd=self.scratch,
         )
         theirs.close()
+        assert self.process.stdin is not None
+        payload = {
+            "zygote": (SANDBOX_DIR / "zygote_main.py").read_text(),
+            "worker": (SANDBOX_DIR / "worker_main.py").read_text(),
+            "config": json.dumps(config),
+            "confinement": (SANDBOX_DIR / "confinement_main.py").read_text(),
+        }
+        with contextlib.suppress(BrokenPipeError):
+            self.process.stdin.write(json.dumps(payload).encode() + b"\n")
+        with contextlib.suppress(BrokenPipeError):
+            self.process.stdin.close()
         self.reader = self.control.makefile("r")
         self._greeting: dict[str, str] | None = None
+        self.memory = (
+            MemoryGroups.create(memory_mb=settings.limits.memory_mb) if settings.cgroups else None
+        )
+        self.cpus = CpuGroups.create() if settings.cgroups else None
 
     def greeting(self) -> dict[str, str]:
         """The zygote's first message, read when first needed so its start overlaps other work."""
@@ -95,6 +141,13 @@ class Zygote:
         return self.greeting()["isolation"]
 
     @property
+    def gaps(self) -> tuple[str, ...]:
+        """What this sandbox does not keep apart here, as README's codes (empty: nothing)."""
+        memory = () if self.memory is not None else ("memory_per_process",)
+        cpus = () if self.cpus is not None else ("cpu_unpinned",)
+        return (*self.greeting().get("gaps", ()), *memory, *cpus)
+
+    @property
     def problem(self) -> str:
         """Why namespaces could not be used, where they could not."""
         return self.greeting()["problem"]
@@ -108,8 +161,8 @@ class Zygote:
         # gets an empty /work from the zygote instead.
         work_dir = ""
         if self.isolation == "process":
+            # Private to the worker: as root, the zygote hands it to the worker's own id.
             work_dir = tempfile.mkdtemp(prefix="work-", dir=self.scratch)
-            os.chmod(work_dir, 0o777)
         theirs = [requests_read, answers_write, output_write]
         try:
             socket.send_fds(self.control, [json.dumps({"work_dir": work_dir}).encode()], theirs)
@@ -122,8 +175,24 @@ class Zygote:
             for fd in (requests_write, answers_read, output_read):
                 os.close(fd)
             raise SandboxStartError(f"the sandbox could not start a worker (error {-pid})")
+        groups: list[WorkerGroup] = []
+        # The worker runs none of the submission's code before its first request,
+        # so every process the submission starts is counted in its groups.
+        try:
+            for kind in (self.memory, self.cpus):
+                if kind is not None:
+                    groups.append(kind.adopt(pid))
+        except OSError as error:
+            send_kill(pid, None)
+            for group in groups:
+                group.end()
+            for fd in (requests_write, answers_read, output_read):
+                os.close(fd)
+            raise SandboxStartError(f"the sandbox could not bound a worker: {error}") from None
         return WorkerProcess(
             pid=pid,
+            groups=tuple(groups),
+            on_end=self._end_user_of if self.greeting().get("own_ids") else None,
             requests=requests_write,
             answers=answers_read,
             output=output_read,
@@ -132,6 +201,12 @@ class Zygote:
             work_dir=Path(work_dir) if work_dir else None,
         )
 
+    def _end_user_of(self, pid: int) -> None:
+        """End what a worker left running under its own id (see zygote_main.end_user_of)."""
+        with contextlib.suppress(OSError):
+            self.control.sendall(json.dumps({"end_user_of": pid}).encode())
+            self.reader.readline()
+
     def close(self) -> None:
         try:
             self.control.close()
@@ -139,6 +214,9 @@ class Zygote:
             self.process.kill()
             self.process.wait(timeout=5)
         finally:
+            for kind in (self.memory, self.cpus):
+                if kind is not None:
+                    kind.close()
             shutil.rmtree(self.scratch, ignore_errors=True)
 
     def __enter__(self) -> Zygote:
@@ -146,3 +224,17 @@ class Zygote:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def require_isolation(limits: Limits) -> None:
+    """For `--require-isolation`: refuse to grade where submissions would run as the grader."""
+    with Zygote(ZygoteSettings(limits)) as zygote:
+        gaps = zygote.gaps
+    if "same_user" in gaps:
+        raise UsageError(
+            "--require-isolation: this machine allows neither user namespaces nor running "
+            "as root, so each submission would run as the grading user and could read and "
+            "write whatever it can (the kit, the solutions, the other submissions, the "
+            "results). Grade as root, or where user namespaces are allowed, or without "
+            "--require-isolation."
+        )

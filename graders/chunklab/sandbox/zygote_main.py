@@ -1,22 +1,26 @@
 """The clean parent of every worker: a fresh interpreter that forks one worker per request.
 
-It runs as `python -I -S -B -c <this file>`, standard library only, and
-never imports chunklab, pytest or any grader code, so a forked worker holds
-none of it in memory. On Linux it first enters new user, mount, network,
-IPC and UTS namespaces and moves into a minimal root that shows only what
-Python needs (read-only), so workers see no network and none of the
-grader's files. Each worker then gets its own PID namespace, `/proc`,
-empty `/work` and `/tmp`, limits, and no capabilities; ending it ends every
-process it started. Where namespaces are missing, a worker is a process
-group with the same limits (see the README for what that does not stop).
+It runs as `python -I -S -B`, standard library only, and never imports
+chunklab, pytest or any grader code, so a forked worker holds none of it in
+memory. On Linux it first enters new user, mount, network, IPC, UTS and
+cgroup namespaces and moves into a minimal root that shows only what Python
+needs (read-only, installed packages hidden), so workers see no network and
+none of the grader's files. Each worker then gets its own PID and IPC
+namespaces, `/proc`, empty `/work` and `/tmp`, limits, and no capabilities;
+ending it ends every process it started. Where namespaces are missing, a
+worker is a session of its own with the same limits, its own user id when
+the grader is root, and Landlock where Linux has it (`confinement_main.py`).
+Everywhere, it starts with a fresh session keyring and may not use keyrings.
 
-Arguments: the worker's source text, then a JSON configuration.
+Its source, the worker's source and a JSON configuration come on stdin, so
+`/proc/*/cmdline` shows a worker none of the grader's paths.
 Protocol on a Unix socket (its descriptor is in the configuration): each
 request carries three descriptors (requests in, answers out, printed output
 out) and is answered with the worker's pid as the grader can signal it.
 """
 
 import ctypes
+import fcntl
 import gc
 import json
 import os
@@ -26,6 +30,7 @@ import socket
 import sys
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
@@ -77,12 +82,18 @@ def write_file(path, text):
 # Inside the namespace, workers run as this id; outside, it is this unprivileged id.
 WORKER_ID = 1000
 NOBODY_ID = 65534
+# Without namespaces, a grader running as root gives each worker a user and group id of
+# its own, this plus the worker's pid: no two live workers share one, so none can signal,
+# trace or pass files to another, and each has its own process count.
+PROCESS_MODE_ID_BASE = 1_500_000_000
 
 
 def enter_namespaces():
-    """New user, mount, network, IPC and UTS namespaces; returns the worker's id."""
+    """New user, mount, network, IPC, UTS and cgroup namespaces; returns the worker's id."""
     uid, gid = os.getuid(), os.getgid()
+    # A cgroup namespace too: /proc/self/cgroup then names no folder of this machine.
     flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    flags |= CLONE_NEWCGROUP
     if uid != 0:
         check(libc.unshare(flags), "unshare")
         write_file("/proc/self/setgroups", "deny")
@@ -131,6 +142,31 @@ def bind_read_only(root, path):
     mount(None, inside, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_REC)
 
 
+def installed_packages(visible):
+    """Folders of installed packages inside what is visible: they are hidden again.
+
+    The standard library's folder holds `site-packages`, and the system's
+    Python folders hold `dist-packages`: pytest, Hypothesis, and chunklab
+    itself when installed without `-e`, all live there.
+    """
+    found = []
+    for top in visible:
+        if not os.path.isdir(top) or os.path.islink(top):
+            continue
+        for folder, subfolders, _ in os.walk(top):
+            depth = folder[len(top) :].count("/")
+            for name in subfolders:
+                if name in ("site-packages", "dist-packages"):
+                    found.append(os.path.join(folder, name))
+            # Package folders sit at most at .../lib/python3.X/site-packages.
+            subfolders[:] = [
+                name
+                for name in subfolders
+                if depth < 3 and (name in ("lib", "local") or name.startswith("python"))
+            ]
+    return found
+
+
 def build_minimal_root(root, visible):
     """A root holding only the system libraries and Python's standard library."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -138,6 +174,9 @@ def build_minimal_root(root, visible):
     for path in visible:
         if os.path.lexists(path):
             bind_read_only(root, path)
+    for path in installed_packages(visible):
+        if os.path.isdir(root + path):
+            mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
     for device in ("null", "zero", "urandom", "random"):
         bind_read_only(root, "/dev/" + device)
     for folder in ("proc", "work", "tmp"):
@@ -185,9 +224,114 @@ def apply_limits(limits):
             pass  # a platform without this limit still gets the others
 
 
-def become_worker(config, fds, worker, worker_id):
+def end_user_of(worker_pid):
+    """End every process left running under the id a worker had (root, no namespaces).
+
+    A process that left the worker's process group keeps the worker's id;
+    `kill(-1)` sent with that id reaches all such processes and nothing else.
+    """
+    if os.getuid() != 0:
+        return
+    helper = os.fork()
+    if helper == 0:
+        try:
+            worker_id = PROCESS_MODE_ID_BASE + int(worker_pid)
+            os.setresgid(worker_id, worker_id, worker_id)
+            os.setresuid(worker_id, worker_id, worker_id)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    try:
+        os.waitpid(helper, 0)  # with SIGCHLD ignored, this returns once it has ended
+    except ChildProcessError:
+        pass
+
+
+def library_handles():
+    """The standard library's folders, opened while still root.
+
+    A worker given an id of its own may not be able to reach the interpreter's
+    folder (a Python installed under /root); through its own open handles
+    (`/proc/self/fd/N`) it reads the standard library and nothing beside it.
+    The handles sit high until the worker's descriptors are in place.
+    """
+    handles = []
+    for entry in sys.path:
+        try:
+            opened = os.open(entry, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            continue  # the zip archive that most installs do not have
+        handles.append((entry, fcntl.fcntl(opened, fcntl.F_DUPFD, 200)))
+        os.close(opened)
+    return handles
+
+
+def search_through_handles(library):
+    """Imports, those of packages already loaded included, go through the handles at 5..."""
+    places = {entry: f"/proc/self/fd/{n}" for n, (entry, _) in enumerate(library, start=5)}
+
+    def moved(path):
+        entry = max((e for e in places if path == e or path.startswith(e + "/")), key=len)
+        return places[entry] + path[len(entry) :]
+
+    sys.path[:] = list(places.values())
+    sys.path_importer_cache.clear()
+    for module in list(sys.modules.values()):
+        locations = getattr(module, "__path__", None)
+        if isinstance(locations, list):
+            locations[:] = [
+                moved(p) if any(p.startswith(e) for e in places) else p for p in locations
+            ]
+
+
+def become_own_user(work_dir):
+    """Without namespaces: a root grader's worker takes an id of its own and its folder."""
+    if os.getuid() != 0:
+        os.chdir(work_dir)  # the grader made this folder for this worker alone
+        return
+    worker_id = PROCESS_MODE_ID_BASE + os.getpid()
+    os.chown(work_dir, worker_id, worker_id)
+    os.chmod(work_dir, 0o700)
+    os.chdir(work_dir)
+    os.setgroups([])
+    os.setresgid(worker_id, worker_id, worker_id)
+    os.setresuid(worker_id, worker_id, worker_id)  # also clears every capability
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+
+
+def sandbox_gaps(process_mode, confinement):
+    """What workers here are not kept apart in, as the README's codes (tried in a child)."""
+    gaps = ["same_user"] if process_mode and os.getuid() != 0 else []
+    probe = os.fork()
+    if probe == 0:
+        own_ipc = not process_mode or libc.unshare(CLONE_NEWIPC) == 0
+        refused = confinement["refuse_sharing_calls"](ipc_too=not own_ipc)
+        os._exit((0 if own_ipc or refused else 1) | (0 if refused else 2))
+    status = os.waitstatus_to_exitcode(os.waitpid(probe, 0)[1])
+    if status & 1:
+        gaps.append("shared_ipc")
+    if status & 2:
+        gaps.append("shared_keys")
+    return gaps
+
+
+def unconfined(landlock):
+    """What Landlock cannot hold back here, for workers without namespaces."""
+    gaps = []
+    if landlock < 1:
+        gaps.append("unconfined_files")
+    if landlock < 4:
+        gaps.append("unconfined_network")
+    if landlock < 6 and os.getuid() != 0:
+        gaps.append("unconfined_signals")
+    return gaps
+
+
+def become_worker(config, fds, worker, worker_id, confinement):
     """Runs in the worker: its own folders, limits and descriptors, then serve."""
     requests, answers, output = fds
+    own_ipc = True
+    library = []
     if worker_id is not False:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -204,18 +348,38 @@ def become_worker(config, fds, worker, worker_id):
             libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     else:
         os.setsid()
-        os.chdir(config["work_dir"])  # the grader made this folder for this worker alone
+        # Where root may, an IPC namespace of its own; elsewhere System V IPC is refused.
+        own_ipc = libc.unshare(CLONE_NEWIPC) == 0
+        if os.getuid() == 0:
+            library = library_handles()
+        # Confined while still able to open every path it is to be allowed.
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        confinement["confine"](config["landlock"], config["readable"], config["work_dir"])
+        become_own_user(config["work_dir"])
+    if worker_id is None:
+        # Same id as the grader, but in a user namespace of its own: since Linux 5.3 its
+        # user keyrings are that namespace's, not the grading user's.
+        own_keyrings = confinement["kernel_version"]() >= (5, 3)
+    else:
+        own_keyrings = os.getuid() != config["grader_uid"]
+    confinement["isolate_keyrings"](own_keyrings)
+    confinement["refuse_sharing_calls"](ipc_too=worker_id is False and not own_ipc)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(output, 1)
     os.dup2(output, 2)
     requests = os.dup2(requests, 3)
     answers = os.dup2(answers, 4)
-    os.closerange(5, 65536)
+    for number, (_, handle) in enumerate(library, start=5):
+        os.dup2(handle, number)
+    os.closerange(5 + len(library), 65536)
+    if library:
+        search_through_handles(library)
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
         signal.signal(number, signal.SIG_DFL)
     os.environ.clear()
-    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": "/work", "LANG": "C.UTF-8"})
+    home = "/work" if worker_id is not False else config["work_dir"]
+    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8"})
     apply_limits(config["limits"])
     sys.argv = ["submission"]
     try:
@@ -224,35 +388,37 @@ def become_worker(config, fds, worker, worker_id):
         os._exit(0)
 
 
-def spawn(config, fds, worker, worker_id):
+def spawn(config, fds, worker, worker_id, confinement):
     """Fork a worker; in namespaces, it is PID 1 of its own PID namespace."""
     if worker_id is False:
         pid = os.fork()
         if pid == 0:
-            become_worker(config, fds, worker, worker_id)
+            become_worker(config, fds, worker, worker_id, confinement)
         return pid
     if CLONE_SYSCALL is not None and config["direct_clone"]:
-        # Like fork (this process runs no other thread), plus the two new namespaces.
-        flags = CLONE_NEWPID | CLONE_NEWNS | signal.SIGCHLD
+        # Like fork (this process runs no other thread), plus new PID, mount and IPC
+        # namespaces: no System V memory, semaphore or queue outlives a worker.
+        flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | signal.SIGCHLD
         pid = libc.syscall(CLONE_SYSCALL, flags, 0, 0, 0, 0)
         if pid == 0:
-            become_worker(config, fds, worker, worker_id)
+            become_worker(config, fds, worker, worker_id, confinement)
         check(min(pid, 0), "clone")
         return pid
     report_read, report_write = os.pipe()
     middle = os.fork()
     if middle == 0:
-        # The new PID namespace applies to the next child, which becomes its PID 1:
+        # The new PID namespace applies to the next child, which becomes its PID 1 (in an
+        # IPC namespace of its own too):
         # when it ends, the kernel ends every process left in the namespace. This
         # process stays to tie the worker's life to the zygote's.
         os.close(report_read)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        check(libc.unshare(CLONE_NEWPID | CLONE_NEWNS), "unshare pid")
+        check(libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC), "unshare pid")
         pid = os.fork()
         if pid == 0:
             os.close(report_write)
-            become_worker(config, fds, worker, worker_id)
+            become_worker(config, fds, worker, worker_id, confinement)
         os.write(report_write, str(pid).encode())
         for fd in fds:
             os.close(fd)
@@ -290,6 +456,10 @@ def main():
     for name in PRELOADED:
         __import__(name)
     config = json.loads(sys.argv[2])
+    config["grader_uid"] = os.getuid()
+    confinement = {"__name__": "chunklab_confinement"}
+    exec(compile(sys.argv[3], "chunklab_confinement", "exec"), confinement)
+    sys.argv[1:] = []
     control = socket.socket(fileno=config["control_fd"])
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     # False: no namespaces; None: namespaces, workers keep the zygote's id; an int:
@@ -304,12 +474,27 @@ def main():
             build_minimal_root(config["root_dir"], visible)
         except OSError as error:
             worker_id, problem = False, str(error)
+    if worker_id is False:
+        # Worked out once: what every worker without namespaces may read.
+        visible = config["visible"] + [p for p in sys.path if p and os.path.exists(p)]
+        hidden = {os.path.realpath(p) for p in installed_packages(visible)}
+        config["landlock"] = confinement["version"]()
+        config["readable"] = confinement["readable_paths"](visible, hidden)
+    gaps = sandbox_gaps(worker_id is False, confinement)
+    if worker_id is False:
+        gaps += unconfined(config["landlock"])
     # Workers are reaped by the kernel; the grader learns of their end from their pipes.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     # What is in memory now is shared with every worker: kept out of the garbage
     # collector's sight, a worker does not copy those pages by merely walking them.
     gc.freeze()
-    hello = {"isolation": "process" if worker_id is False else "namespaces", "problem": problem}
+    hello = {
+        "isolation": "process" if worker_id is False else "namespaces",
+        # Each worker has an id of its own, whose leftover processes can be ended.
+        "own_ids": worker_id is False and os.getuid() == 0,
+        "problem": problem,
+        "gaps": gaps,
+    }
     control.sendall((json.dumps(hello) + "\n").encode())
     while True:
         try:
@@ -318,9 +503,14 @@ def main():
             break
         if not message:
             break
-        config["work_dir"] = json.loads(message)["work_dir"]
+        request = json.loads(message)
+        if "end_user_of" in request:
+            end_user_of(request["end_user_of"])
+            control.sendall(b"0\n")
+            continue
+        config["work_dir"] = request["work_dir"]
         try:
-            pid = spawn(config, fds, worker, worker_id)
+            pid = spawn(config, fds, worker, worker_id, confinement)
         except OSError as error:
             pid = -(error.errno or 1)
         for fd in fds:

@@ -49,6 +49,8 @@ class GradeReport:
     isolation: str = ""
     # Whose work it is: a student folder's name, or the file name without its lesson id.
     student: str = ""
+    # What the sandbox could not keep apart on this machine (codes in the README).
+    isolation_gaps: tuple[str, ...] = ()
 
     @property
     def score(self) -> float:
@@ -67,4 +69,5 @@ class GradeReport:
             "warnings": [asdict(p) for p in self.warnings],
             "duration_s": round(self.duration_s, 4),
             "isolation": self.isolation,
+            "isolation_gaps": list(self.isolation_gaps),
         }

@@ -15,6 +15,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -173,26 +174,70 @@ class DrawnCases:
         return iter(self._cases)
 
 
+class DrawnCasesDamaged(UserWarning):
+    """The kept copy of drawn inputs did not match its checksum; they were drawn again."""
+
+
 def cached_cases(strategy: str, count: int) -> list[Any]:
+    """The drawn inputs, from the cache when its copy is whole, else drawn (and kept) again.
+
+    The copy starts with a SHA-256 of the rest: a truncated or edited file is
+    reported (a `DrawnCasesDamaged` warning on stderr) and never graded with.
+    The cache folder and its files are the grading user's alone.
+    """
     module, _, function = strategy.partition(":")
     spec = importlib.util.find_spec(module)
     if spec is None or spec.origin is None:
         raise LookupError(f"no module {module} for the drawn cases {strategy}")
     source = Path(spec.origin).read_bytes()
     version = importlib.metadata.version("hypothesis")
-    key = hashlib.sha256(source + f"|{function}|{count}|{version}".encode()).hexdigest()[:32]
+    identity = f"|{function}|{count}|{version}|sha256".encode()
+    key = hashlib.sha256(source + identity).hexdigest()[:32]
     path = cache_dir() / "cases" / f"{key}.json"
-    try:
-        return as_tuples(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        pass
+    cases = read_kept_cases(path)
+    if cases is not None:
+        return cases
     cases = draw_cases(getattr(importlib.import_module(module), function)(), count)
     with contextlib.suppress(OSError):  # a read-only cache only costs time
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(cases), encoding="utf-8")
-        os.replace(temporary, path)
+        keep_cases(path, cases)
     return cases
+
+
+def read_kept_cases(path: Path) -> list[Any] | None:
+    """Cases kept at `path`, or None when there are none or they are damaged (a warning)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        warnings.warn(DrawnCasesDamaged(f"{path} could not be read ({error})"), stacklevel=2)
+        return None
+    digest, _, body = data.partition(b"\n")
+    if hashlib.sha256(body).hexdigest().encode() == digest:
+        with contextlib.suppress(ValueError):
+            cases = json.loads(body)
+            if isinstance(cases, list):
+                return [as_tuples(case) for case in cases]
+    warnings.warn(
+        DrawnCasesDamaged(
+            f"the kept inputs in {path} were damaged (truncated or edited); they are drawn again"
+        ),
+        stacklevel=2,
+    )
+    return None
+
+
+def keep_cases(path: Path, cases: list[Any]) -> None:
+    # Folders and file private to the grading user: a submission run as another user
+    # can neither read the inputs ahead nor change them.
+    path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    body = json.dumps(cases).encode()
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(handle, "wb") as file:
+        file.write(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    os.replace(temporary, path)
 
 
 def as_tuples(value: Any) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from chunklab.sandbox.zygote import GAPS
 from chunklab.writing.inert import terminal_safe
 
 OUTLINE_KEYS = ("submission", "lesson", "score", "max_score", "status")
@@ -25,7 +26,12 @@ def outline(report: dict[str, Any]) -> dict[str, Any]:
         broken = [t["rule"] for t in report["tests"] if t["outcome"] != "passed"]
         if broken:
             note = f"{len(broken)} rule(s) broken, first: {broken[0]}"
-    return {**{key: report[key] for key in OUTLINE_KEYS}, "note": shorten(note, 70)}
+    return {
+        **{key: report[key] for key in OUTLINE_KEYS},
+        "note": shorten(note, 70),
+        "isolation": report.get("isolation", ""),
+        "isolation_gaps": list(report.get("isolation_gaps", [])),
+    }
 
 
 def results_table(outlines: Sequence[dict[str, Any]]) -> str:
@@ -48,7 +54,18 @@ def results_table(outlines: Sequence[dict[str, Any]]) -> str:
         + row[4]
         for row in rows
     ]
-    return "\n".join(line.rstrip() for line in lines) + "\n"
+    return "\n".join(line.rstrip() for line in lines) + "\n" + isolation_note(outlines)
+
+
+def isolation_note(outlines: Sequence[dict[str, Any]]) -> str:
+    """Below the table, where the sandbox was weaker than the README's strongest promise."""
+    modes = sorted({each.get("isolation", "") for each in outlines} - {""})
+    gaps = sorted({gap for each in outlines for gap in each.get("isolation_gaps", [])})
+    if modes in ([], ["namespaces"]) and not gaps:
+        return ""
+    lines = [f"sandbox: {', '.join(modes) or 'none'} isolation"]
+    lines += [f"  not kept apart: {GAPS.get(gap, gap)}" for gap in gaps]
+    return "\n".join(lines) + "\n"
 
 
 def shorten(text: str, limit: int) -> str:

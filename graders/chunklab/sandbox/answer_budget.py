@@ -1,0 +1,130 @@
+"""How much of a submission's answers the grading process may hold, checked before decoding.
+
+A worker's answer is JSON that the submission could have written itself, so
+the grading process never trusts its shape: before `json.loads`, a cheap
+scan of the bytes bounds how deep the value is nested (deep nesting makes
+the decoder recurse until it fails) and how large it will be once decoded
+(`[{},{},...]` takes some twenty times its JSON size as Python objects).
+The answers a submission has sent since its last request, those sent ahead
+included, share one budget. Every check is a pass of bytes operations over
+the answer, never a Python step per value.
+"""
+
+from __future__ import annotations
+
+import json
+
+# One answer's JSON, as read from the worker.
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
+# Everything decoded from one submission's answers since its last request, estimated.
+MAX_HELD_BYTES = 128 * 1024 * 1024
+# The worker sends values nested at most 60 deep (deeper ones become stand-ins).
+MAX_DEPTH = 100
+# A decoded value costs at most about this much besides its text (a dict, a float,
+# a short string, each with the list slot that holds it).
+BYTES_PER_VALUE = 72
+
+TOO_LARGE = f"Your code returned more than {MAX_ANSWER_BYTES // 2**20} MB of data in one answer."
+TOO_DEEP = (
+    f"Your code returned a value nested more than {MAX_DEPTH} levels deep; "
+    "the grader does not read it."
+)
+# Kept of an answer to measure its nesting: quotes and brackets, braces as brackets
+# (mismatched ones are not JSON: decoding fails anyway).
+NOT_STRUCTURE = bytes(set(range(256)) - set(b'"[]{}'))
+BRACES_AS_BRACKETS = bytes.maketrans(b"{}", b"[]")
+
+
+class AnswerRefused(Exception):
+    """An answer the grading process will not decode; the message is for the student."""
+
+
+def too_deep(brackets: bytes, limit: int = MAX_DEPTH) -> bool:
+    """True when these brackets nest deeper than `limit`, or do not match."""
+    for _ in range(limit):
+        if not brackets:
+            return False
+        # Each pass removes exactly the innermost level, however wide the value is.
+        reduced = brackets.replace(b"[]", b"")
+        if reduced == brackets:
+            return True
+        brackets = reduced
+    return bool(brackets)
+
+
+def nesting_too_deep(line: bytes) -> bool | None:
+    """Whether the JSON nests deeper than MAX_DEPTH; None when only decoding can tell.
+
+    Only bytes operations, whatever the size: escapes are dropped, then all but
+    quotes and brackets; a string without brackets then shows as `""`, which
+    is dropped too (two quotes in a row: every later quote keeps its parity).
+    When no quote is left, the brackets are the structure's. Brackets inside
+    strings could only make it look deeper or unmatched: then None.
+    """
+    compact = line.replace(b"\\\\", b"").replace(b'\\"', b"")
+    compact = compact.translate(BRACES_AS_BRACKETS, NOT_STRUCTURE)
+    while b'""' in compact:
+        compact = compact.replace(b'""', b"")
+    deep = too_deep(compact.replace(b'"', b""))
+    if b'"' not in compact or not deep:
+        return deep
+    return None
+
+
+def decoded_estimate(line: bytes) -> int:
+    """An upper estimate of the memory `json.loads(line)` takes.
+
+    Every comma or opening bracket may start a value (a dict, a float, a short
+    string), each costing at most BYTES_PER_VALUE besides its text.
+    """
+    if len(line) > MAX_ANSWER_BYTES:
+        raise AnswerRefused(TOO_LARGE)
+    values = line.count(b",") + line.count(b"[") + line.count(b"{") + 1
+    return len(line) + BYTES_PER_VALUE * values
+
+
+def depth_of(value: object) -> int:
+    """How deep a decoded value nests, without recursion."""
+    deepest, waiting = 0, [(value, 1)]
+    while waiting:
+        item, depth = waiting.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            waiting += [(child, depth + 1) for child in children]
+    return deepest
+
+
+def decode_answer(line: bytes) -> object:
+    """`json.loads`, for a line whose size was charged: nothing deeper than MAX_DEPTH."""
+    verdict = nesting_too_deep(line)
+    if verdict:
+        raise AnswerRefused(TOO_DEEP)
+    try:
+        value = json.loads(line)
+    except RecursionError:
+        raise AnswerRefused(TOO_DEEP) from None
+    if verdict is None and depth_of(value) > MAX_DEPTH:
+        raise AnswerRefused(TOO_DEEP)
+    return value
+
+
+class AnswerBudget:
+    """The answers held since the submission's last request, against one fixed budget."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = MAX_HELD_BYTES if limit is None else limit
+        self.held = 0
+
+    def new_request(self) -> None:
+        # Answers to earlier requests have been used or dropped by the time a new one goes.
+        self.held = 0
+
+    def charge(self, line: bytes) -> None:
+        cost = decoded_estimate(line)
+        if self.held + cost > self.limit:
+            raise AnswerRefused(
+                f"Your code's answers came to more than {self.limit // 2**20} MB of data "
+                "(counting the calls a check sends together); the grader does not read more."
+            )
+        self.held += cost

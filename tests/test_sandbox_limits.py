@@ -1,0 +1,286 @@
+"""Limits bound what they say: memory for a submission as a whole, answers the grader holds.
+
+Hostile source runs through the real sandbox. Memory requests stay small
+(a few hundred MB at most), so a broken bound cannot harm the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tracemalloc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from sandbox_workers import Workers
+
+from chunklab.reading.source import CodeCell
+from chunklab.running.submission_proxy import SubmissionProxy, WorkerCrashed
+from chunklab.sandbox import answer_budget
+from chunklab.sandbox.answer_budget import (
+    MAX_DEPTH,
+    AnswerRefused,
+    decode_answer,
+    decoded_estimate,
+)
+from chunklab.sandbox.backend import SandboxBackend
+from chunklab.sandbox.cgroups import MB, MemoryGroups, candidate_folders
+from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.zygote import Zygote, ZygoteSettings
+
+LIMITS = Limits(call_seconds=5.0, submission_seconds=30.0, memory_mb=150)
+
+
+@pytest.fixture(scope="module", params=[True, False], ids=["namespaces", "process"])
+def zygote(request: pytest.FixtureRequest) -> Iterator[Zygote]:
+    with Zygote(ZygoteSettings(LIMITS, namespaces=request.param)) as started:
+        yield started
+
+
+@pytest.fixture
+def sandboxed(zygote: Zygote) -> Iterator[Callable[[str], SubmissionProxy]]:
+    workers = Workers(zygote, LIMITS)
+    yield workers.proxy
+    workers.close()
+
+
+# Children that each fill 100 MB and stay; the call says how many are alive at the end.
+CHILDREN = """
+import os, time
+
+def fill(children, megabytes):
+    started = []
+    for _ in range(children):
+        ready, done = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            block = b"x" * (megabytes * 1024 * 1024)
+            os.write(done, b"1")
+            time.sleep(30)
+            os._exit(0)
+        os.close(done)
+        os.read(ready, 1)  # filled, or ended by the kernel
+        started.append(pid)
+    time.sleep(0.3)
+    alive = [pid for pid in started if os.waitpid(pid, os.WNOHANG) == (0, 0)]
+    return len(alive)
+"""
+
+
+def test_memory_bounds_all_the_processes_of_a_submission_together(zygote, sandboxed):
+    proxy = sandboxed(CHILDREN)
+    alive = proxy.fill(3, 100)
+    if "memory_per_process" in zygote.gaps:
+        # No memory cgroup can be made here: each process has the limit on its own.
+        assert zygote.memory is None
+        assert alive == 3
+        return
+    # Three processes of 100 MB each do not fit in 150 MB together: one is left.
+    assert alive == 1
+    # The worker itself was not the one ended, and the group is gone with it.
+    assert proxy.fill(0, 0) == 0
+
+
+def test_without_a_memory_group_the_report_says_the_bound_is_per_process():
+    settings = ZygoteSettings(LIMITS, namespaces=False, cgroups=False)
+    with Zygote(settings) as zygote:
+        assert zygote.memory is None
+        assert "memory_per_process" in zygote.gaps
+
+
+def cgroup_v2_tree(tmp_path: Path, delegated: str) -> MemoryGroups | None:
+    """Memory groups made in a cgroup v2 tree of plain folders, mounted at tmp_path."""
+    own = tmp_path / "grader"
+    own.mkdir()
+    (own / "cgroup.subtree_control").write_text(delegated)
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text(f"41 31 0:38 / {tmp_path} rw,relatime - cgroup2 cgroup2 rw\n")
+    proc_cgroup = tmp_path / "cgroup"
+    proc_cgroup.write_text("0::/grader\n")
+    return MemoryGroups.create(mountinfo, proc_cgroup, memory_mb=64)
+
+
+def test_memory_groups_on_a_delegated_cgroup_v2_tree(tmp_path):
+    groups = cgroup_v2_tree(tmp_path, "cpu memory\n")
+    assert groups is not None and groups.version == 2
+    assert groups.folder.parent == tmp_path / "grader"
+    assert (groups.folder / "cgroup.subtree_control").read_text() == "+memory"
+    # A plain folder keeps the files a real cgroup would take: the limit was written.
+    assert (groups.folder / "worker-1" / "memory.max").read_text() == str(64 * MB)
+
+
+def test_no_memory_groups_where_the_controller_is_not_delegated(tmp_path):
+    assert cgroup_v2_tree(tmp_path, "cpu\n") is None
+
+
+def test_cgroup_folders_follow_the_mount_root():
+    mountinfo = (
+        "35 31 0:32 /docker/abc /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+        "36 31 0:33 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n"
+    )
+    proc_cgroup = "4:memory:/docker/abc/inner\n8:pids:/docker/abc\n0::/\n"
+    assert candidate_folders(mountinfo, proc_cgroup) == [(1, Path("/sys/fs/cgroup/memory/inner"))]
+
+
+# The submission writes its own answer line, as a patched worker would.
+FORGED = """
+import os
+
+def forge(kind):
+    body = {
+        "deep": b"[" * 100000 + b"]" * 100000,
+        "wide": b"[" + b"{}," * 3000000 + b"{}]",
+    }[kind]
+    os.write(4, b'{"ok": ' + body + b"}\\n")
+    os._exit(0)
+
+def text(megabytes):
+    return "y" * (megabytes * 1024 * 1024)
+"""
+
+
+def test_a_deeply_nested_answer_fails_its_call_without_being_decoded(sandboxed):
+    proxy = sandboxed(FORGED)
+    with pytest.raises(WorkerCrashed, match=f"nested more than {MAX_DEPTH} levels deep"):
+        proxy.forge("deep")
+    # The next call runs in a fresh worker.
+    assert proxy.text(0) == ""
+
+
+def test_an_answer_that_would_decode_many_times_its_size_is_refused(sandboxed):
+    proxy = sandboxed(FORGED)
+    tracemalloc.start()
+    try:
+        with pytest.raises(WorkerCrashed, match="more than 128 MB of data"):
+            proxy.forge("wide")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # 9 MB of JSON would be some 220 MB of dicts; the grader held little more than the text.
+    assert peak < 40 * MB
+
+
+def test_a_large_plain_answer_is_read_once(sandboxed):
+    proxy = sandboxed(FORGED)
+    assert proxy.text(30) == "y" * (30 * MB)
+
+
+def test_answers_sent_ahead_share_one_budget(sandboxed, monkeypatch):
+    monkeypatch.setattr(answer_budget, "MAX_HELD_BYTES", 8 * MB)
+    proxy = sandboxed(FORGED)
+    with proxy.ahead() as later:
+        for _ in range(4):
+            later.text(3)
+    assert proxy.text(3) == "y" * (3 * MB)
+    assert proxy.text(3) == "y" * (3 * MB)
+    with pytest.raises(WorkerCrashed, match="more than 8 MB of data"):
+        proxy.text(3)
+
+
+@pytest.mark.parametrize(
+    ("line", "refused"),
+    [
+        (b'{"ok": ' + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH + b"}", True),
+        (b'{"ok": ' + b"[" * (MAX_DEPTH - 1) + b"]" * (MAX_DEPTH - 1) + b"}", False),
+        (b'{"ok": ["' + b"[" * 70_000 + b'"]}', False),  # brackets inside a string
+        (b'{"ok": ["a\\"[[", "]]"]}', False),  # ... after an escaped quote
+        (b'{"ok": ["' + b"[" * 70_000 + b'", ' + b"[" * 200 + b"]" * 200 + b"]}", True),
+        (b'{"ok": [' + b"[]," * 40_000 + b"[]]}", False),  # wide, not deep
+    ],
+)
+def test_nesting_is_measured_outside_strings(line, refused):
+    if refused:
+        with pytest.raises(AnswerRefused, match="nested more than"):
+            decode_answer(line)
+    else:
+        assert decode_answer(line) == json.loads(line)
+
+
+def test_a_refused_line_is_never_decoded(monkeypatch):
+    def decoding(*args, **kwargs):
+        raise AssertionError("decoded")
+
+    monkeypatch.setattr(answer_budget.json, "loads", decoding)
+    with pytest.raises(AnswerRefused):
+        decode_answer(b'{"ok": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+
+
+def test_the_estimate_counts_every_value():
+    line = b'{"ok": [' + b"{}," * 100_000 + b"{}]}"
+    assert decoded_estimate(line) >= 100_000 * answer_budget.BYTES_PER_VALUE
+
+
+def test_going_over_the_memory_of_the_submission_says_so():
+    # Two children hold 40 MB each; then the worker itself takes 80 MB, the largest
+    # share, so it is the process the kernel ends.
+    source = (
+        "import os, time\n"
+        "def hog():\n"
+        "    ready = []\n"
+        "    for _ in range(2):\n"
+        "        read, write = os.pipe()\n"
+        "        if os.fork() == 0:\n"
+        "            block = b'x' * (40 * 1024 * 1024)\n"
+        "            os.write(write, b'1')\n"
+        "            time.sleep(30)\n"
+        "            os._exit(0)\n"
+        "        ready.append(os.read(read, 1))\n"
+        "    block = b'y' * (80 * 1024 * 1024)\n"
+        "    return 'survived'\n"
+    )
+    with Zygote(ZygoteSettings(LIMITS)) as zygote:
+        backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), LIMITS)
+        backend.load()
+        try:
+            if zygote.memory is None:
+                assert "memory_per_process" in zygote.gaps
+                assert SubmissionProxy(backend).hog() == "survived"
+                return
+            with pytest.raises(WorkerCrashed, match="all the processes it started together"):
+                SubmissionProxy(backend).hog()
+        finally:
+            backend.close()
+
+
+PINNED = """
+import os
+
+def escape():
+    try:
+        os.sched_setaffinity(0, range(os.cpu_count()))
+    except OSError:
+        pass
+    mine = sorted(os.sched_getaffinity(0))
+    if os.fork() == 0:
+        try:
+            os.sched_setaffinity(0, range(os.cpu_count()))
+        except OSError:
+            pass
+        os._exit(min(os.sched_getaffinity(0)) + 10 * len(os.sched_getaffinity(0)))
+    _, status = os.wait()
+    return [mine, os.waitstatus_to_exitcode(status)]
+"""
+
+
+def test_a_submission_cannot_leave_the_cpus_of_its_grading_process():
+    """As a grading process of `--jobs N` is pinned to one CPU, so are its workers."""
+    pinned_to = max(os.sched_getaffinity(0))
+    previous = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {pinned_to})
+    try:
+        with Zygote(ZygoteSettings(LIMITS)) as zygote:
+            workers = Workers(zygote, LIMITS)
+            try:
+                mine, child = workers.proxy(PINNED).escape()
+            finally:
+                workers.close()
+    finally:
+        os.sched_setaffinity(0, previous)
+    if "cpu_unpinned" in zygote.gaps:
+        # No cpuset cgroup here: the README states this as a known limit.
+        assert zygote.cpus is None
+        return
+    # Asking for every CPU still leaves the worker and its children on that one.
+    assert mine == [pinned_to]
+    assert child == pinned_to + 10
