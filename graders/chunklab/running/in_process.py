@@ -197,9 +197,14 @@ class CallThread(threading.Thread):
 
     def run(self) -> None:
         try:
-            self.result = self.work()
+            self.result = self.at_worker_depth()
         except BaseException as error:  # handed to the caller's thread
             self.error = error
+
+    def at_worker_depth(self) -> dict[str, Any]:
+        # One frame more, so the call sits as deep as in a worker (whose zygote runs
+        # from a bootstrap line): the submission gets exactly as many frames.
+        return self.work()
 
     def stop(self) -> None:
         """Raise `StopCall` in the thread, at its next Python instruction."""
