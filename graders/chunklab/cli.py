@@ -53,6 +53,17 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--resume", action="store_true", help="skip submissions already graded in --out"
     )
+    grade.add_argument(
+        "--similarity",
+        action="store_true",
+        help="with --out: list pairs of similar submissions in report.html and similarity.csv",
+    )
+    grade.add_argument(
+        "--feedback",
+        choices=("html", "md"),
+        default="html",
+        help="with --out: feedback pages as HTML, or as HTML and Markdown",
+    )
     Limits.add_arguments(grade)
 
     check = commands.add_parser("check", help="a student's self-check: public tests only")
@@ -80,9 +91,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "grade":
             from chunklab.commands.grade import grade_command
+            from chunklab.writing.class_outputs import ClassOptions
 
             if args.jobs < 1:
                 raise UsageError("--jobs must be 1 or more")
+            if args.similarity and args.out is None:
+                raise UsageError("--similarity writes into the output folder: add --out DIR")
             return grade_command(
                 args.paths,
                 lesson_id=args.lesson,
@@ -91,6 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 output_format=args.format,
                 resume=args.resume,
                 limits=Limits.from_arguments(args),
+                class_options=ClassOptions(
+                    similarity=args.similarity,
+                    feedback=args.feedback,
+                    hidden_feedback=getattr(args, "hidden_feedback", "rule"),
+                ),
             )
         if args.command == "check":
             from chunklab.commands.check import check_command

@@ -12,6 +12,7 @@ from chunklab.batch import grade_many
 from chunklab.kit import find_kit
 from chunklab.reading.read import find_submissions
 from chunklab.sandbox.limits import Limits
+from chunklab.writing.class_outputs import ClassOptions, ClassOutputs
 from chunklab.writing.files import report_file_name, write_atomic, write_json
 from chunklab.writing.gradebook import gradebook_csv, summary
 from chunklab.writing.gradescope import gradescope_results
@@ -40,6 +41,7 @@ def grade_command(
     output_format: str,
     resume: bool,
     limits: Limits,
+    class_options: ClassOptions | None = None,
 ) -> int:
     started = time.monotonic()
     kit = find_kit(Path.cwd())
@@ -50,12 +52,19 @@ def grade_command(
     outlines: list[dict[str, Any] | None] = [None] * len(items)
     only: dict[str, Any] | None = None  # a class of one also gets Gradescope's results.json
     next_to_print = 0
+    classes = (
+        None
+        if out_dir is None
+        else ClassOutputs(out_dir, class_options or ClassOptions(), kit, limits)
+    )
 
     def take(index: int, report: dict[str, Any]) -> None:
         nonlocal only
         shaped = shape(report)
         waiting[index] = json.dumps(shaped, ensure_ascii=False)
         outlines[index] = outline(report)
+        if classes is not None:
+            classes.add(report)
         if len(items) == 1:
             only = shaped
 
@@ -88,6 +97,8 @@ def grade_command(
     if out_dir is not None:
         write_atomic(out_dir / "gradebook.csv", gradebook_csv(done))
         write_json(out_dir / "summary.json", summary(done, time.monotonic() - started))
+        if classes is not None:
+            classes.finish()
         if output_format == "gradescope" and only is not None:
             write_json(out_dir / "results.json", only)
     sys.stderr.write(results_table(done))
