@@ -3,12 +3,15 @@
 Fingerprints come from `copydetect` (an optional extra: `pip install
 chunklab[similarity]`): it tokenizes with Pygments, replaces every name by
 one letter (so renaming variables changes nothing), drops comments, and hashes
-k-grams of the tokens. The lesson's given code (its stub and the notebook's
-own cells) is fingerprinted as boilerplate and never counts as a match.
+every k-gram of the tokens. The lesson's given code (its stub and the
+notebook's own cells) is fingerprinted as boilerplate and never counts.
 
-A pair's share is, for each side, how much of its code lies in stretches the
-other side also holds; a pair is flagged when the larger share reaches the
-threshold and the stretches are long enough to mean more than an idiom.
+A pair's share, for each side, is the part of its fingerprints the other side
+also holds; a pair is flagged when the larger share (how much of the smaller
+submission lies in the other) reaches the threshold. Comparing two sets of
+fingerprints costs about a microsecond, so every pair of a class of a
+thousand is compared; copydetect then finds the matching regions of the
+flagged pairs only.
 """
 
 from __future__ import annotations
@@ -21,18 +24,15 @@ from typing import Any
 
 from chunklab.errors import UsageError
 
-# Matches shorter than this many characters of tokenized code (about a line) are idioms.
-NOISE_CHARS = 40
-# A pair is flagged when this much of one submission lies in stretches the other holds.
-THRESHOLD = 0.8
-# Together the shared stretches must be this long (tokenized characters), so a
-# submission of three lines inside a longer one is not flagged for that alone.
-MIN_SHARED_CHARS = 120
-# Before comparing a pair in full, it must share at least this fraction of the
-# smaller one's fingerprints. Every k-gram is a fingerprint (window 1), so a
-# stretch holding a share s of a submission holds about s of its fingerprints;
-# half the threshold leaves room for stretches broken by small edits.
-PREFILTER = THRESHOLD / 2
+# A k-gram of this many characters of tokenized code (about a line) is one fingerprint;
+# shorter matches are idioms every solution shares.
+NOISE_CHARS = 30
+# Flagged when this share of one submission's fingerprints is also the other's. Disguised
+# copies of the kit's solutions share 0.95 or more; independent solutions at most about 0.5.
+THRESHOLD = 0.7
+# A pair must share at least this many fingerprints (a few lines of code), so a
+# submission of two lines that appear in a longer one is not flagged for that alone.
+MIN_SHARED = 40
 
 
 @dataclass(frozen=True)
@@ -90,10 +90,7 @@ def fingerprint(copydetect: Any, source: str, boilerplate: Any = None) -> Any:
 
 
 def similar_pairs(
-    codes: Iterable[CodeText],
-    given: Mapping[str, str],
-    threshold: float = THRESHOLD,
-    prefilter: float = PREFILTER,
+    codes: Iterable[CodeText], given: Mapping[str, str], threshold: float = THRESHOLD
 ) -> list[SimilarPair]:
     """The flagged pairs of each lesson, most similar first.
 
@@ -115,31 +112,34 @@ def similar_pairs(
         )
     pairs: list[SimilarPair] = []
     for lesson in sorted(by_lesson):
-        for one, other in itertools.combinations(by_lesson[lesson], 2):
-            smaller = min(len(one.hashes), len(other.hashes))
-            if not smaller or len(one.hashes & other.hashes) < prefilter * smaller:
+        # Sorted, so a pair reads the same whatever order grading finished in.
+        ordered = sorted(by_lesson[lesson], key=lambda f: (f.code.submission, f.code.student))
+        for one, other in itertools.combinations(ordered, 2):
+            shared = len(one.hashes & other.hashes)
+            if shared < MIN_SHARED:
                 continue
-            pair = compared(copydetect, lesson, one, other)
-            if pair is not None and pair.score >= threshold:
-                pairs.append(pair)
+            shares = shared / len(one.hashes), shared / len(other.hashes)
+            if max(shares) >= threshold:
+                pairs.append(compared(copydetect, lesson, one, other, shares))
     pairs.sort(key=lambda p: (-p.score, p.lesson, p.first.submission, p.second.submission))
     return pairs
 
 
 def compared(
-    copydetect: Any, lesson: str, one: Fingerprinted, other: Fingerprinted
-) -> SimilarPair | None:
-    shared, (first_share, second_share), (first, second) = copydetect.compare_files(
-        one.fingerprint, other.fingerprint
-    )
-    if shared < MIN_SHARED_CHARS:
-        return None
+    copydetect: Any,
+    lesson: str,
+    one: Fingerprinted,
+    other: Fingerprinted,
+    shares: tuple[float, float],
+) -> SimilarPair:
+    """The pair with the regions of each side that match the other."""
+    _, _, (first, second) = copydetect.compare_files(one.fingerprint, other.fingerprint)
     return SimilarPair(
         lesson,
         one.code,
         other.code,
-        round(float(first_share), 4),
-        round(float(second_share), 4),
+        round(shares[0], 4),
+        round(shares[1], 4),
         regions(first, len(one.code.source)),
         regions(second, len(other.code.source)),
     )
