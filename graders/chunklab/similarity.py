@@ -8,16 +8,14 @@ notebook's own cells) is fingerprinted as boilerplate and never counts.
 
 A pair's share, for each side, is the part of its fingerprints the other side
 also holds; a pair is flagged when the larger share (how much of the smaller
-submission lies in the other) reaches the threshold. Comparing two sets of
-fingerprints costs about a microsecond, so every pair of a class of a
-thousand is compared; copydetect then finds the matching regions of the
-flagged pairs only.
+submission lies in the other) reaches the threshold. Every pair of a lesson
+is counted at once, as one matrix product; the matching regions are then
+found for the flagged pairs kept.
 """
 
 from __future__ import annotations
 
 import io
-import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +31,13 @@ THRESHOLD = 0.7
 # A pair must share at least this many fingerprints (a few lines of code), so a
 # submission of two lines that appear in a longer one is not flagged for that alone.
 MIN_SHARED = 40
+# The most similar pairs kept, with their matching regions. More flagged pairs than
+# this means most of the class shares code the lesson did not give (a common
+# template): the count says so, and memory and time stay bounded.
+MAX_PAIRS = 5_000
+# Fingerprints per block of the pairwise count: a block of a thousand submissions
+# takes 16 MB.
+COLUMN_BLOCK = 4096
 
 
 @dataclass(frozen=True)
@@ -73,9 +78,24 @@ def copydetect_module() -> Any:
 
 @dataclass(frozen=True)
 class Fingerprinted:
+    """A submission's fingerprints, kept small: NumPy arrays, not copydetect's dicts."""
+
     code: CodeText
-    fingerprint: Any
-    hashes: frozenset[int]
+    # Its distinct fingerprints, sorted.
+    hashes: Any
+    # Every fingerprint occurrence: its hash and its position in the tokenized code.
+    position_hashes: Any
+    positions: Any
+    # copydetect's map from tokenized positions back to the source.
+    offsets: Any
+
+
+@dataclass(frozen=True)
+class Similarity:
+    """The flagged pairs kept (most similar first), and how many were flagged in all."""
+
+    pairs: tuple[SimilarPair, ...]
+    flagged: int
 
 
 def fingerprint(copydetect: Any, source: str, boilerplate: Any = None) -> Any:
@@ -89,9 +109,55 @@ def fingerprint(copydetect: Any, source: str, boilerplate: Any = None) -> Any:
     )
 
 
+def fingerprinted(copydetect: Any, code: CodeText, boilerplate: Any) -> Fingerprinted:
+    import numpy as np
+
+    printed = fingerprint(copydetect, code.source, boilerplate)
+    keys = list(printed.hash_idx)
+    counts = [len(printed.hash_idx[key]) for key in keys]
+    return Fingerprinted(
+        code,
+        np.unique(np.array(keys, dtype=np.int64)),
+        np.repeat(np.array(keys, dtype=np.int64), counts),
+        np.array([i for key in keys for i in printed.hash_idx[key]], dtype=np.int64),
+        np.asarray(printed.offsets),
+    )
+
+
+def shared_counts(sides: list[Fingerprinted]) -> Any:
+    """How many fingerprints each pair of submissions shares: an n×n matrix.
+
+    The submissions × fingerprints table times its transpose, a block of
+    fingerprints at a time; fingerprints that only one submission holds are
+    left out first, as they add nothing.
+    """
+    import numpy as np
+
+    if not sides:
+        return np.zeros((0, 0), dtype=np.float32)
+    hashes = np.concatenate([side.hashes for side in sides])
+    owners = np.repeat(np.arange(len(sides)), [len(side.hashes) for side in sides])
+    distinct, columns = np.unique(hashes, return_inverse=True)
+    held = np.bincount(columns, minlength=len(distinct)) >= 2
+    keep = held[columns]
+    _, columns = np.unique(columns[keep], return_inverse=True)
+    owners = owners[keep]
+    counts = np.zeros((len(sides), len(sides)), dtype=np.float32)
+    width = COLUMN_BLOCK
+    for start in range(0, int(columns.max(initial=-1)) + 1, width):
+        chosen = (columns >= start) & (columns < start + width)
+        block = np.zeros((len(sides), width), dtype=np.float32)
+        block[owners[chosen], columns[chosen] - start] = 1.0
+        counts += block @ block.T
+    return counts
+
+
 def similar_pairs(
-    codes: Iterable[CodeText], given: Mapping[str, str], threshold: float = THRESHOLD
-) -> list[SimilarPair]:
+    codes: Iterable[CodeText],
+    given: Mapping[str, str],
+    threshold: float = THRESHOLD,
+    keep: int = MAX_PAIRS,
+) -> Similarity:
     """The flagged pairs of each lesson, most similar first.
 
     `given` maps a lesson to its given code (stub and notebook cells), whose
@@ -106,43 +172,77 @@ def similar_pairs(
     }
     by_lesson: dict[str, list[Fingerprinted]] = {}
     for code in codes:
-        printed = fingerprint(copydetect, code.source, boilerplates.get(code.lesson))
-        by_lesson.setdefault(code.lesson, []).append(
-            Fingerprinted(code, printed, frozenset(int(h) for h in printed.hashes))
-        )
-    pairs: list[SimilarPair] = []
+        side = fingerprinted(copydetect, code, boilerplates.get(code.lesson))
+        by_lesson.setdefault(code.lesson, []).append(side)
+    found: list[tuple[float, str, int, int, Fingerprinted, Fingerprinted, float, float]] = []
+    flagged = 0
     for lesson in sorted(by_lesson):
         # Sorted, so a pair reads the same whatever order grading finished in.
-        ordered = sorted(by_lesson[lesson], key=lambda f: (f.code.submission, f.code.student))
-        for one, other in itertools.combinations(ordered, 2):
-            shared = len(one.hashes & other.hashes)
-            if shared < MIN_SHARED:
-                continue
-            shares = shared / len(one.hashes), shared / len(other.hashes)
-            if max(shares) >= threshold:
-                pairs.append(compared(copydetect, lesson, one, other, shares))
-    pairs.sort(key=lambda p: (-p.score, p.lesson, p.first.submission, p.second.submission))
-    return pairs
+        sides = sorted(by_lesson[lesson], key=lambda f: (f.code.submission, f.code.student))
+        shared = shared_counts(sides)
+        sizes = np.array([max(1, len(side.hashes)) for side in sides], dtype=np.float32)
+        shares = shared / sizes[:, None]  # row i: the share of i's fingerprints
+        best = np.maximum(shares, shares.T)
+        upper = np.triu(np.ones_like(shared, dtype=bool), k=1)
+        firsts, seconds = np.nonzero(upper & (shared >= MIN_SHARED) & (best >= threshold))
+        flagged += len(firsts)
+        # The most similar first; the pair's place in the class breaks ties.
+        order = np.lexsort((seconds, firsts, -best[firsts, seconds]))[:keep]
+        for i, j in zip(firsts[order].tolist(), seconds[order].tolist(), strict=True):
+            found.append(
+                (
+                    -float(best[i, j]),
+                    lesson,
+                    i,
+                    j,
+                    sides[i],
+                    sides[j],
+                    float(shares[i, j]),
+                    float(shares[j, i]),
+                )
+            )
+    found.sort(key=lambda entry: entry[:4])
+    pairs = tuple(
+        compared(lesson, one, other, (first, second))
+        for _, lesson, _, _, one, other, first, second in found[:keep]
+    )
+    return Similarity(pairs, flagged)
 
 
 def compared(
-    copydetect: Any,
-    lesson: str,
-    one: Fingerprinted,
-    other: Fingerprinted,
-    shares: tuple[float, float],
+    lesson: str, one: Fingerprinted, other: Fingerprinted, shares: tuple[float, float]
 ) -> SimilarPair:
     """The pair with the regions of each side that match the other."""
-    _, _, (first, second) = copydetect.compare_files(one.fingerprint, other.fingerprint)
+    import numpy as np
+
+    shared = np.intersect1d(one.hashes, other.hashes, assume_unique=True)
     return SimilarPair(
         lesson,
         one.code,
         other.code,
         round(shares[0], 4),
         round(shares[1], 4),
-        regions(first, len(one.code.source)),
-        regions(second, len(other.code.source)),
+        matching_regions(one, shared),
+        matching_regions(other, shared),
     )
+
+
+def matching_regions(side: Fingerprinted, shared: Any) -> tuple[tuple[int, int], ...]:
+    """Where the shared fingerprints lie in this side's source, as copydetect maps them back.
+
+    The same steps as `copydetect.compare_files`, on NumPy arrays kept per
+    submission instead of its dictionaries (which would take far more memory).
+    """
+    import numpy as np
+    from copydetect.utils import get_copied_slices
+
+    found = side.positions[np.isin(side.position_hashes, shared, assume_unique=False)]
+    slices = get_copied_slices(found, NOISE_CHARS)
+    offsets = side.offsets
+    if len(slices[0]) and len(offsets):
+        nearest = np.clip(np.searchsorted(offsets[:, 0], slices), 0, offsets.shape[0] - 1)
+        slices = slices + offsets[:, 1][nearest]
+    return regions(slices, len(side.code.source))
 
 
 def regions(slices: Any, length: int) -> tuple[tuple[int, int], ...]:

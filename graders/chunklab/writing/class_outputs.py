@@ -23,7 +23,7 @@ from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
 from chunklab.reading.read import read_submission
 from chunklab.sandbox.limits import Limits
-from chunklab.similarity import CodeText, copydetect_module, similar_pairs
+from chunklab.similarity import CodeText, Similarity, copydetect_module, similar_pairs
 from chunklab.writing.class_report import RunFacts, class_report_html
 from chunklab.writing.class_tally import ClassTally
 from chunklab.writing.feedback_page import (
@@ -111,9 +111,9 @@ class ClassOutputs:
             names = page_names(entry.student for entry in self._index)
             run_line = f"Graded on {self._started:%Y-%m-%d} with chunklab {__version__}."
             self._write_feedback(names, run_line)
-            pairs = self._similar_pairs() if self.options.similarity else None
-            if pairs is not None:
-                write_atomic(self.out_dir / "similarity.csv", similarity_csv(pairs))
+            similar = self._similar_code() if self.options.similarity else None
+            if similar is not None:
+                write_atomic(self.out_dir / "similarity.csv", similarity_csv(similar.pairs))
             facts = RunFacts(
                 date=f"{self._started:%Y-%m-%d %H:%M} UTC",
                 kit_version=__version__,
@@ -124,7 +124,7 @@ class ClassOutputs:
                 ),
                 hidden_feedback=self.options.hidden_feedback,
             )
-            html = class_report_html(self._tally.summary(), facts, names, pairs)
+            html = class_report_html(self._tally.summary(), facts, names, similar)
             write_atomic(self.out_dir / "report.html", html)
         finally:
             self._spool.close()
@@ -143,7 +143,7 @@ class ClassOutputs:
             if self.options.feedback == "md":
                 write_atomic(folder / f"{name}.md", feedback_markdown(student, lessons, run_line))
 
-    def _similar_pairs(self) -> list[Any]:
+    def _similar_code(self) -> Similarity:
         codes = (code for entry in self._index if (code := self._code(entry)) is not None)
         given = {lesson: given_code(self.kit, lesson) for lesson in LESSONS}
         return similar_pairs(codes, given)

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from chunklab.lessons import LESSONS
-from chunklab.similarity import SimilarPair, line_spans
+from chunklab.similarity import Similarity, line_spans
 from chunklab.writing.class_tally import BINS, ClassSummary, LessonFigures, StudentScore
 from chunklab.writing.html_page import esc, href, page, points, table
 
@@ -177,13 +177,19 @@ def marked(source: str, regions: Sequence[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-def similarity_html(pairs: Sequence[SimilarPair]) -> str:
+def similarity_html(similar: Similarity) -> str:
+    pairs = similar.pairs
     if not pairs:
         return "<p>No pair of submissions shares most of its code.</p>"
     out = [
-        f"<p>{len(pairs)} pair(s) share most of their code (names and comments ignored, "
+        f"<p>{similar.flagged} pair(s) share most of their code (names and comments ignored, "
         "the lesson's given code left out). Matching code is highlighted.</p>"
     ]
+    if similar.flagged > len(pairs):
+        out.append(
+            f"<p>Only the {len(pairs)} most similar are kept: so many pairs usually mean the "
+            "class shares a template the lesson did not give.</p>"
+        )
     for pair in pairs[:PAIRS_SHOWN]:
         out.append(
             f"<h3>{esc(pair.first.student)} and {esc(pair.second.student)} "
@@ -258,9 +264,9 @@ def class_report_html(
     summary: ClassSummary,
     facts: RunFacts,
     names: Mapping[str, str],
-    pairs: Sequence[SimilarPair] | None,
+    similar: Similarity | None,
 ) -> str:
-    """The whole page; `pairs` is None when similar code was not looked for."""
+    """The whole page; `similar` is None when similar code was not looked for."""
     students = len({s.student for s in summary.scores})
     contents = " &middot; ".join(
         f'<a href="#lesson-{esc(f.lesson)}">{esc(f.lesson)}</a>' for f in summary.lessons
@@ -272,7 +278,7 @@ def class_report_html(
         facts_html(facts, summary),
         *(lesson_html(figures, names) for figures in summary.lessons),
     ]
-    if pairs is not None:
-        body += ['<h2 id="similar-code">Similar code</h2>', similarity_html(pairs)]
+    if similar is not None:
+        body += ['<h2 id="similar-code">Similar code</h2>', similarity_html(similar)]
     body += ['<h2 id="students">Students</h2>', students_html(summary.scores, names)]
     return page("Class report", "\n".join(body))
