@@ -165,8 +165,8 @@ def test_rules_table_counts_rates_and_points_match_the_reports(graded_samples):
                     f"{lost:g}",
                 )
         rows = table_under(page, lesson, "Rules")
-        assert {r["Rule"]: (r["Students"], r["Rate"], r["Points lost"]) for r in rows} == expected
-        counts = [int(r["Students"].split(" of ")[0]) for r in rows]
+        assert {r["Rule"]: (r["Broken by"], r["Rate"], r["Points lost"]) for r in rows} == expected
+        counts = [int(r["Broken by"].split(" of ")[0]) for r in rows]
         assert counts == sorted(counts, reverse=True)
 
 

@@ -107,7 +107,7 @@ def rules_html(figures: LessonFigures) -> str:
         ]
         for rule in broken
     ]
-    headers = ["Rule", "Check", "Students", "Rate", "Points lost", "Shortest failing input"]
+    headers = ["Rule", "Check", "Broken by", "Rate", "Points lost", "Shortest failing input"]
     return table(headers, rows, numeric=frozenset({2, 3, 4}), klass="rules")
 
 
@@ -244,7 +244,7 @@ def students_html(scores: Sequence[StudentScore], names: Mapping[str, str]) -> s
 
 def facts_html(facts: RunFacts, summary: ClassSummary) -> str:
     isolation = ", ".join(f"{name} ({count})" for name, count in summary.isolation) or "none"
-    limits = ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in facts.limits)
+    limits = ", ".join(f"--{name.replace('_', '-')} {value}" for name, value in facts.limits)
     items = (
         ("Graded", facts.date),
         ("Kit version", f"chunklab {facts.kit_version}"),

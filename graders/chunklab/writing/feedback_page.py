@@ -161,7 +161,10 @@ def lesson_html(item: LessonFeedback) -> str:
             f"<pre>{esc(message)}</pre></div>"
         )
     for kind, message in item.warnings:
-        out.append(f'<div class="warning"><b>{esc(kind)}</b><pre>{esc(message)}</pre></div>')
+        out.append(
+            f'<div class="warning"><b>Warning</b> <span class="mono">{esc(kind)}</span>'
+            f"<pre>{esc(message)}</pre></div>"
+        )
     if item.broken or item.hidden_broken:
         out.append("<h3>Rules to fix</h3>")
     out += [check_html(check) for check in item.broken]
