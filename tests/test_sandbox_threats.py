@@ -334,7 +334,13 @@ def test_output_folder_is_out_of_reach_even_for_a_detached_child(
     ) + REFERENCE
     reports = graded(chunklab, tmp_path, {"char_chunk.py": escape}, "--out", str(out))
     time.sleep(2.5)
-    assert sorted(p.name for p in out.iterdir()) == ["gradebook.csv", "submissions", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "feedback",
+        "gradebook.csv",
+        "report.html",
+        "submissions",
+        "summary.json",
+    ]
     assert not (out / "forged.json").exists()
     assert "char_chunk" in (out / "gradebook.csv").read_text()
     assert reports["char_chunk.py"]["score"] == reports["char_chunk.py"]["max_score"]
