@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from chunklab.lessons import LESSONS
+from chunklab.showing import cut_middle
 from chunklab.similarity import Similarity, line_spans
 from chunklab.writing.class_tally import BINS, ClassSummary, LessonFigures, StudentScore
 from chunklab.writing.html_page import esc, href, page, points, table
@@ -33,13 +34,6 @@ class RunFacts:
     duration_s: float
     limits: tuple[tuple[str, str], ...]
     hidden_feedback: str
-
-
-def cut_middle(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    keep = (limit - 3) // 2
-    return f"{text[:keep]} … {text[-keep:]}"
 
 
 def percent(value: float) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chunklab.lessons import LESSONS
+from chunklab.writing.feedback_picture import feedback_lines
 from chunklab.writing.students import student_of
 
 # Histogram bins: tenths of the lesson's full marks; full marks fall in the last bin.
@@ -84,14 +85,6 @@ class ClassSummary:
     lessons: tuple[LessonFigures, ...]
     scores: tuple[StudentScore, ...]
     isolation: tuple[tuple[str, int], ...]
-
-
-def input_of(feedback: str) -> str:
-    """The `Input: ...` line of a test's feedback, or nothing."""
-    for line in feedback.splitlines():
-        if line.startswith("Input: "):
-            return line[len("Input: ") :]
-    return ""
 
 
 def histogram_bin(score: float, max_score: float) -> int:
@@ -171,7 +164,7 @@ class ClassTally:
                 continue
             rule.broken += 1
             rule.points_lost += float(test.get("max_score") or 0) - float(test.get("score") or 0)
-            given = input_of(str(test.get("feedback") or ""))
+            given = feedback_lines(str(test.get("feedback") or "")).get("Input", "")
             if given and (rule.shortest_input is None or len(given) < len(rule.shortest_input)):
                 rule.shortest_input = given
 

@@ -9,8 +9,8 @@ from pathlib import PurePath
 from typing import Any
 
 from chunklab.lessons import LESSONS
+from chunklab.reading.read import SUBMISSION_SUFFIXES
 
-SUBMISSION_SUFFIXES = (".py", ".ipynb")
 # Long enough to read, short enough for every file system once the suffix is added.
 PAGE_NAME_LIMIT = 60
 
