@@ -138,7 +138,7 @@ def test_hostile_text_is_inert_everywhere():
     # Outside fenced blocks (shown as text by every renderer) no tag survives.
     outside = markdown.split("```")[::2]
     assert not any("<" in part for part in outside)
-    assert markdown.startswith("# Feedback for &lt;script&gt;alert\\(1\\)&lt;/script&gt;")
+    assert markdown.startswith("# Feedback for &lt;script&gt;alert(1)&lt;/script&gt;")
 
 
 def test_markdown_fences_outlast_backticks_in_feedback():
@@ -211,3 +211,12 @@ def test_page_names_are_safe_and_never_shared():
     for name in names.values():
         assert name.replace("-", "").replace("_", "").isalnum() and not name.startswith(".")
     assert names["alice"].startswith("alice-") and names["Alice"].startswith("Alice-")
+
+
+def test_a_missing_submission_says_so():
+    missing = {"lesson": "word_chunk", "submission": "", "status": "missing", "score": 0.0,
+               "max_score": 25.0, "tests": [], "errors": [], "warnings": []}  # fmt: skip
+    item = lesson_feedback(missing, "rule")
+    assert "<p>Status: missing.</p>" in feedback_html("dan", [item], "")
+    assert "Status: missing." in feedback_markdown("dan", [item], "")
+    assert "Every check passed" not in feedback_html("dan", [item], "")

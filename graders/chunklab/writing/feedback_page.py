@@ -176,6 +176,8 @@ def lesson_html(item: LessonFeedback) -> str:
         )
     if item.status == "graded" and not item.broken and not item.hidden_broken:
         out.append("<p>Every check passed.</p>")
+    elif item.status not in ("graded", "error"):
+        out.append(f"<p>Status: {esc(item.status)}.</p>")
     return "\n".join(out)
 
 
@@ -198,7 +200,8 @@ def feedback_html(student: str, lessons: Sequence[LessonFeedback], run_line: str
 def md_text(text: object) -> str:
     """Inline Markdown: inert, HTML-escaped (a viewer may render HTML), punctuation escaped."""
     value = inert(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    value = re.sub(r"([\\`*_{}\[\]()#+\-.!|~])", r"\\\1", value)
+    # Only what marks up text in the middle of a line (every use here is mid-line).
+    value = re.sub(r"([\\`*_\[\]|~])", r"\\\1", value)
     return " ".join(value.split())
 
 
@@ -235,4 +238,6 @@ def feedback_markdown(student: str, lessons: Sequence[LessonFeedback], run_line:
             ]
         if item.status == "graded" and not item.broken and not item.hidden_broken:
             out += ["Every check passed.", ""]
+        elif item.status not in ("graded", "error"):
+            out += [f"Status: {md_text(item.status)}.", ""]
     return "\n".join(out).rstrip() + "\n"
