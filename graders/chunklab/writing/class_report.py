@@ -110,7 +110,7 @@ def problems_html(figures: LessonFigures) -> str:
         return "<p>No errors, timeouts or warnings.</p>"
     rows = [
         [
-            f"<code>{esc(problem.kind)}</code>",
+            f'<span class="mono">{esc(problem.kind)}</span>',
             esc(problem.level),
             str(problem.submissions),
             f"<pre>{esc(cut_middle(problem.example, 300))}</pre>",
@@ -156,10 +156,24 @@ def lesson_html(figures: LessonFigures, names: Mapping[str, str]) -> str:
     )
 
 
-def marked(source: str, regions: Sequence[tuple[int, int]]) -> str:
-    """The source with its matching regions in `<mark>`, escaped, cut if very long."""
-    parts, at = [], 0
+def whole_lines(source: str, regions: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The regions widened to the lines they touch (matches start mid-token), merged."""
+    found: list[tuple[int, int]] = []
     for start, end in regions:
+        start = source.rfind("\n", 0, start) + 1
+        end = source.find("\n", max(start, end - 1))
+        end = len(source) if end < 0 else end
+        if found and start <= found[-1][1] + 1:
+            found[-1] = (found[-1][0], max(found[-1][1], end))
+        else:
+            found.append((start, end))
+    return found
+
+
+def marked(source: str, regions: Sequence[tuple[int, int]]) -> str:
+    """The source with the lines of its matching regions in `<mark>`, escaped, cut if long."""
+    parts, at = [], 0
+    for start, end in whole_lines(source, regions):
         if start >= CODE_SHOWN:
             break
         end = min(end, CODE_SHOWN)
