@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -254,3 +255,13 @@ def test_without_similarity_no_csv_and_no_section(chunklab, tmp_path):
     assert "Similar code" not in page.headings["h2"] and not any(
         "Similar code" in t for t in page.text
     )
+
+
+def test_similarity_without_its_extra_is_a_usage_error(chunklab, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "copydetect", None)  # as if it were not installed
+    out = tmp_path / "out"
+    result = chunklab("grade", "samples/bob_char_chunk.py", "--out", out, "--similarity")
+    assert result.exit_code == 2
+    assert "pip install 'chunklab[similarity]'" in result.stderr
+    # Said before grading, not after.
+    assert not out.exists()

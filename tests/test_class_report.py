@@ -138,3 +138,14 @@ def test_feedback_pages_follow_the_policy_the_run_was_given(tmp_path: Path):
         # The instructor's report shows the shortest failing input whatever the policy.
         assert hidden_input in report_page
         assert f"<dd>{policy}</dd>" in report_page
+
+
+def test_matching_code_is_marked_by_whole_lines():
+    from chunklab.writing.class_report import marked
+
+    source = "import os\nx = 1\ny = <2>\nz = 3\n"
+    # A match from inside line 2 to inside line 3, and one inside line 4 touching it.
+    assert marked(source, [(12, 18), (25, 27)]) == (
+        "import os\n<mark>x = 1\ny = &lt;2&gt;\nz = 3</mark>\n"
+    )
+    assert marked(source, []) == "import os\nx = 1\ny = &lt;2&gt;\nz = 3\n"
