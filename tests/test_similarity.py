@@ -89,7 +89,7 @@ def test_the_lessons_given_code_does_not_count():
 def test_a_copy_with_code_added_is_still_flagged():
     original = (KIT_ROOT / "solutions" / "char_chunk.py").read_text(encoding="utf-8")
     padding = (KIT_ROOT / "solutions" / "word_chunk.py").read_text(encoding="utf-8")
-    padded = disguised(original) + "\n\n" + padding.replace("def solve", "def helper")
+    padded = disguised(original) + "\n\n" + padding.replace("def solve", "def words_of")
     pairs = similar_pairs(
         [code("char_chunk", "original", original), code("char_chunk", "padded", padded)], given()
     ).pairs
