@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -37,6 +39,8 @@ from chunklab.writing.similarity_csv import similarity_csv
 from chunklab.writing.students import page_names, student_of
 
 FEEDBACK_FORMATS = ("html", "md")
+# Threads writing feedback pages at once.
+WRITERS = 8
 
 
 @dataclass(frozen=True)
@@ -134,14 +138,24 @@ class ClassOutputs:
         for entry in self._index:
             by_student.setdefault(entry.student, []).append(entry)
         folder = self.out_dir / "feedback"
-        for student, entries in by_student.items():
-            lessons = student_feedback(
-                [self._read(entry) for entry in entries], self.options.hidden_feedback
-            )
-            name = names[student]
-            write_atomic(folder / f"{name}.html", feedback_html(student, lessons, run_line))
-            if self.options.feedback == "md":
-                write_atomic(folder / f"{name}.md", feedback_markdown(student, lessons, run_line))
+        # Each page is written atomically and synced; the syncs wait on the disk, not
+        # the CPU, so a few threads overlap them. Few pages wait at once.
+        with ThreadPoolExecutor(max_workers=WRITERS) as pool:
+            pending: deque[Future[None]] = deque()
+            for student, entries in by_student.items():
+                lessons = student_feedback(
+                    [self._read(entry) for entry in entries], self.options.hidden_feedback
+                )
+                pages = [(".html", feedback_html(student, lessons, run_line))]
+                if self.options.feedback == "md":
+                    pages.append((".md", feedback_markdown(student, lessons, run_line)))
+                for suffix, text in pages:
+                    path = folder / f"{names[student]}{suffix}"
+                    pending.append(pool.submit(write_atomic, path, text))
+                while len(pending) > 2 * WRITERS:
+                    pending.popleft().result()
+            for written in pending:
+                written.result()
 
     def _similar_code(self) -> Similarity:
         codes = (code for entry in self._index if (code := self._code(entry)) is not None)
