@@ -1,15 +1,19 @@
-"""How long similar code takes for a large class of one lesson.
+"""How long the class's files take for a large class: similar code, then the pages.
 
 Run from the kit's folder, with the similarity extra installed:
 
-    python benchmarks/similarity_scale.py              # 1,000 submissions of each lesson
-    python benchmarks/similarity_scale.py --size 300
+    python benchmarks/class_files_scale.py              # 1,000 submissions of each lesson
+    python benchmarks/class_files_scale.py --size 300
 
 It builds a class from the reference, the alternatives and the known mistakes
 of a lesson, each copy disguised differently (names renamed, comments
 rewritten), so most pairs share some code and some share all of it; then it
 times `similar_pairs` (fingerprinting, every pair compared, regions of the
 flagged pairs kept) and prints the seconds and the number of pairs flagged.
+
+Then it times `report.html` and a feedback page per student (HTML and
+Markdown) for as many students, each with a report of the lesson
+`chunking_pipeline` that breaks a rule with a chunk picture.
 """
 
 from __future__ import annotations
@@ -19,13 +23,15 @@ import builtins
 import io
 import keyword
 import random
+import tempfile
 import time
 import tokenize
 from pathlib import Path
 
 from chunklab.kit import Kit, find_kit
+from chunklab.sandbox.limits import Limits
 from chunklab.similarity import CodeText, similar_pairs
-from chunklab.writing.class_outputs import given_code
+from chunklab.writing.class_outputs import ClassOptions, ClassOutputs, given_code
 
 
 def renamed(source: str, rng: random.Random) -> str:
@@ -70,6 +76,45 @@ def class_of(kit: Kit, lesson: str, size: int, rng: random.Random) -> list[CodeT
     return codes
 
 
+def student_report(number: int) -> dict[str, object]:
+    broken = {
+        "name": "test_visible.py::test_hard_cut_without_whitespace",
+        "rule": "With no whitespace in its window, a chunk is cut after exactly chunk_size.",
+        "score": 0.0,
+        "max_score": 1.0,
+        "outcome": "failed",
+        "visibility": "visible",
+        "feedback": "Input: ChunkingPipeline(chunk_size=30, overlap=5).chunk_text('"
+        + "abcdefghijklmnopqrstuvwxyz" * 3
+        + "')\nExpected: ['abcdefghijklmnopqrstuvwxyzabcd', 'zabcdefghijklmnopqrstuvwxyzabc', "
+        "'yzabcdefghijklmnopqrstuvwxyz']\nGot: ['abcdefghijklmnopqrstuvwxyzabcd', "
+        "'efghijklmnopqrstuvwxyzabcdefgh', 'ijklmnopqrstuvwxyz']",
+    }
+    passed = {**broken, "name": "test_hidden.py::test_other", "outcome": "passed", "score": 1.0}
+    return {
+        "lesson": "chunking_pipeline",
+        "submission": f"class/s{number:04d}_chunking_pipeline.py",
+        "status": "graded",
+        "score": 1.0,
+        "max_score": 2.0,
+        "tests": [broken, passed],
+        "errors": [],
+        "warnings": [],
+        "duration_s": 0.1,
+        "isolation": "namespaces",
+    }
+
+
+def time_pages(kit: Kit, size: int) -> float:
+    with tempfile.TemporaryDirectory() as folder:
+        outputs = ClassOutputs(Path(folder), ClassOptions(feedback="md"), kit, Limits())
+        started = time.perf_counter()
+        for number in range(size):
+            outputs.add(student_report(number))
+        outputs.finish()
+        return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=1000, help="submissions per lesson")
@@ -85,6 +130,8 @@ def main() -> None:
         seconds = time.perf_counter() - started
         compared = args.size * (args.size - 1) // 2
         print(f"{lesson:<20}{args.size:>12}{compared:>16,}{similar.flagged:>10,}{seconds:>10.1f}")
+    seconds = time_pages(kit, args.size)
+    print(f"report.html and {args.size:,} feedback pages (.html and .md): {seconds:.1f} s")
 
 
 if __name__ == "__main__":
