@@ -172,6 +172,9 @@ def test_comparison_is_read_from_feedback_without_running_it():
         "Input: chunk('abc', 3, 1)\nExpected: ValueError to be raised\nGot: it returned []",
         "Input: f({'body': 'x'})\nExpected: [{'a': 1}]\nGot: []",
         "Input: chunk('a', 1, 0)\nExpected: ['a']\nGot: " + "[" * 5000 + "]" * 5000,
+        # Too large to draw: a text past the limit, or too many chunks.
+        f"Input: chunk({'a' * 2001!r}, 1, 0)\nExpected: ['a']\nGot: ['a']",
+        f"Input: chunk('a', 1, 0)\nExpected: ['a']\nGot: {['a'] * 201!r}",
     ):
         assert comparison_in(feedback) is None
 

@@ -16,6 +16,9 @@ from chunklab.writing.html_page import inert
 
 # Feedback is cut by the grader long before this; a longer line is not worth parsing.
 LINE_LIMIT = 20_000
+# The picture's cost grows with the text times the chunks; past these it is not drawn.
+PICTURE_TEXT_LIMIT = 2_000
+PICTURE_CHUNK_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,9 @@ def comparison_in(feedback: str) -> Comparison | None:
     text = text_argument(lines["Input"])
     expected = strings(literal(lines["Expected"]))
     got = strings(literal(lines["Got"]))
-    if text is None or expected is None or got is None:
+    if text is None or expected is None or got is None or len(text) > PICTURE_TEXT_LIMIT:
+        return None
+    if max(len(expected), len(got)) > PICTURE_CHUNK_LIMIT:
         return None
     return Comparison(text, expected, got)
 
