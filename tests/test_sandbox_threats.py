@@ -337,8 +337,10 @@ def test_output_folder_is_out_of_reach_even_for_a_detached_child(
     time.sleep(2.5)
     assert sorted(p.name for p in out.iterdir()) == [
         ".chunklab-resume.jsonl",
+        "feedback",
         "gradebook.csv",
         "gradebook_wide.csv",
+        "report.html",
         "rules.csv",
         "submissions",
         "summary.json",

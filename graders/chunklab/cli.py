@@ -173,6 +173,17 @@ def add_grade(commands: argparse._SubParsersAction) -> None:
         help="refuse to grade where submissions would run as the grading user "
         "(neither user namespaces nor root)",
     )
+    grade.add_argument(
+        "--similarity",
+        action="store_true",
+        help="with --out: list pairs of similar submissions in report.html and similarity.csv",
+    )
+    grade.add_argument(
+        "--feedback",
+        choices=("html", "md"),
+        default="html",
+        help="with --out: feedback pages as HTML, or as HTML and Markdown",
+    )
     Limits.add_arguments(grade)
 
 
@@ -260,9 +271,12 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "grade":
         from chunklab.commands.grade import grade_command
         from chunklab.roster import RosterColumns
+        from chunklab.writing.class_outputs import ClassOptions
 
         if args.jobs < 1:
             raise UsageError("--jobs must be 1 or more")
+        if args.similarity and args.out is None:
+            raise UsageError("--similarity writes into the output folder: add --out DIR")
         if args.require_isolation:
             from chunklab.sandbox.zygote import require_isolation
 
@@ -276,6 +290,11 @@ def run(args: argparse.Namespace) -> int:
             resume=args.resume,
             limits=Limits.from_arguments(args),
             hidden_feedback=args.hidden_feedback,
+            class_options=ClassOptions(
+                similarity=args.similarity,
+                feedback=args.feedback,
+                hidden_feedback=args.hidden_feedback,
+            ),
             roster=args.roster,
             roster_columns=RosterColumns(args.roster_student, args.roster_id, args.roster_name),
             lms=args.lms,

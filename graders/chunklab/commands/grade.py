@@ -22,6 +22,7 @@ from chunklab.roster import Roster, RosterColumns, read_roster, with_roster
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 from chunklab.scoring.feedback_policy import with_hidden_feedback
+from chunklab.writing.class_outputs import ClassOptions, ClassOutputs
 from chunklab.writing.files import (
     report_file_name,
     write_atomic,
@@ -253,6 +254,7 @@ def grade_command(
     quiet: bool = False,
     jsonl: bool = False,
     hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK,
+    class_options: ClassOptions | None = None,
 ) -> int:
     started = time.monotonic()
     if out_dir is None and (resume or lms):
@@ -265,6 +267,14 @@ def grade_command(
         lesson_id=lesson_id,
     )
     kit = find_kit(Path.cwd())
+    # report.html, the feedback pages and similar code: built from every report as it comes.
+    classes = (
+        None
+        if out_dir is None
+        else ClassOutputs(
+            out_dir, class_options or ClassOptions(hidden_feedback=hidden_feedback), kit, limits
+        )
+    )
     items, empty = find_all(paths, lesson_id)
     for path in empty:
         print(
@@ -304,6 +314,8 @@ def grade_command(
         shaped = shape(report)
         results.add(number, report, shaped)
         printer.add(number, shaped)
+        if classes is not None:
+            classes.add(report)
         if index is not None and fresh:
             index.record(keys[number], report)
 
@@ -338,6 +350,9 @@ def grade_command(
     outlines, entries, written = write_class_files(
         results, settings, vanished, time.monotonic() - started, not_written
     )
+    if classes is not None:
+        classes.finish()
+        written.append("report.html")
     tell(outlines, entries, written, vanished, settings, quiet)
     if interrupted:
         print(

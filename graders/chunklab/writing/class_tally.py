@@ -1,0 +1,228 @@
+"""What the class got wrong, counted one report at a time (memory does not grow with reports).
+
+`ClassTally.add(report)` takes each full report as it comes; `summary()`
+gives the frozen figures the class report draws. Only a few numbers per
+lesson, per rule and per student are kept, never the reports themselves.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from chunklab.lessons import LESSONS
+from chunklab.writing.feedback_picture import feedback_lines
+from chunklab.writing.students import student_of
+
+# Histogram bins: tenths of the lesson's full marks; full marks fall in the last bin.
+BINS = 10
+SLOWEST_SHOWN = 5
+# A kind of problem also counted when a test (not the whole submission) timed out or raised.
+TEST_OUTCOME_KINDS = {"timeout": "timeout in a test", "error": "raised in a test"}
+
+
+@dataclass(frozen=True)
+class RuleFigures:
+    """A rule of a lesson and how the class fared on it."""
+
+    test: str
+    rule: str
+    visibility: str
+    broken: int
+    tested: int
+    points_lost: float
+    shortest_input: str
+
+    @property
+    def rate(self) -> float:
+        return self.broken / self.tested if self.tested else 0.0
+
+
+@dataclass(frozen=True)
+class ProblemFigures:
+    kind: str
+    # "error" (nothing could be tested), "warning", or "test" (one test's outcome).
+    level: str
+    submissions: int
+    example: str
+
+
+@dataclass(frozen=True)
+class Timing:
+    duration_s: float
+    student: str
+    submission: str
+
+
+@dataclass(frozen=True)
+class LessonFigures:
+    lesson: str
+    submissions: int
+    graded: int
+    full_marks: int
+    max_score: float
+    mean_score: float
+    histogram: tuple[int, ...]
+    rules: tuple[RuleFigures, ...]
+    problems: tuple[ProblemFigures, ...]
+    slowest: tuple[Timing, ...]
+
+
+@dataclass(frozen=True)
+class StudentScore:
+    student: str
+    lesson: str
+    submission: str
+    score: float
+    max_score: float
+    status: str
+
+
+@dataclass(frozen=True)
+class ClassSummary:
+    lessons: tuple[LessonFigures, ...]
+    scores: tuple[StudentScore, ...]
+    isolation: tuple[tuple[str, int], ...]
+
+
+def histogram_bin(score: float, max_score: float) -> int:
+    if max_score <= 0:
+        return 0
+    return max(0, min(BINS - 1, int(score / max_score * BINS)))
+
+
+@dataclass
+class RuleCount:
+    rule: str
+    visibility: str
+    broken: int = 0
+    tested: int = 0
+    points_lost: float = 0.0
+    shortest_input: str | None = None
+
+
+@dataclass
+class LessonCount:
+    submissions: int = 0
+    graded: int = 0
+    full_marks: int = 0
+    score_total: float = 0.0
+    max_score: float = 0.0
+    histogram: list[int] = field(default_factory=lambda: [0] * BINS)
+    rules: dict[str, RuleCount] = field(default_factory=dict)
+    problems: Counter[tuple[str, str]] = field(default_factory=Counter)
+    examples: dict[tuple[str, str], str] = field(default_factory=dict)
+    # The slowest submissions so far, as a min-heap of (duration, order, timing).
+    slowest: list[tuple[float, int, Timing]] = field(default_factory=list)
+
+
+class ClassTally:
+    """Counts a class's reports as they come."""
+
+    def __init__(self) -> None:
+        self._lessons: dict[str, LessonCount] = {}
+        self._scores: list[StudentScore] = []
+        self._isolation: Counter[str] = Counter()
+
+    def add(self, report: dict[str, Any]) -> None:
+        lesson = str(report.get("lesson") or "unknown")
+        count = self._lessons.setdefault(lesson, LessonCount())
+        student = student_of(report)
+        score, max_score = float(report.get("score") or 0), float(report.get("max_score") or 0)
+        status = str(report.get("status", ""))
+        count.submissions += 1
+        count.score_total += score
+        count.max_score = max(count.max_score, max_score)
+        count.histogram[histogram_bin(score, max_score)] += 1
+        if status == "graded":
+            count.graded += 1
+            count.full_marks += score == max_score
+            self._count_tests(count, report.get("tests") or [])
+        self._count_problems(count, report)
+        timing = Timing(float(report.get("duration_s") or 0), student, str(report["submission"]))
+        entry = (timing.duration_s, -len(self._scores), timing)
+        if len(count.slowest) < SLOWEST_SHOWN:
+            heapq.heappush(count.slowest, entry)
+        else:
+            heapq.heappushpop(count.slowest, entry)
+        self._isolation[str(report.get("isolation") or "unknown")] += 1
+        self._scores.append(
+            StudentScore(student, lesson, str(report["submission"]), score, max_score, status)
+        )
+
+    @staticmethod
+    def _count_tests(count: LessonCount, tests: list[dict[str, Any]]) -> None:
+        for test in tests:
+            name = str(test.get("name", ""))
+            rule = count.rules.setdefault(
+                name, RuleCount(str(test.get("rule", "")), str(test.get("visibility", "")))
+            )
+            rule.tested += 1
+            if test.get("outcome") == "passed":
+                continue
+            rule.broken += 1
+            rule.points_lost += float(test.get("max_score") or 0) - float(test.get("score") or 0)
+            given = feedback_lines(str(test.get("feedback") or "")).get("Input", "")
+            if given and (rule.shortest_input is None or len(given) < len(rule.shortest_input)):
+                rule.shortest_input = given
+
+    @staticmethod
+    def _count_problems(count: LessonCount, report: dict[str, Any]) -> None:
+        found: dict[tuple[str, str], str] = {}
+        for level, key in (("error", "errors"), ("warning", "warnings")):
+            for problem in report.get(key) or []:
+                found.setdefault((str(problem.get("kind")), level), str(problem.get("message")))
+        for test in report.get("tests") or []:
+            kind = TEST_OUTCOME_KINDS.get(str(test.get("outcome")))
+            if kind:
+                found.setdefault((kind, "test"), str(test.get("rule", "")))
+        for key, message in found.items():
+            count.problems[key] += 1
+            count.examples.setdefault(key, message)
+
+    def summary(self) -> ClassSummary:
+        order = {lesson: position for position, lesson in enumerate(LESSONS)}
+        lessons = []
+        for lesson, count in sorted(self._lessons.items(), key=lambda i: order.get(i[0], 99)):
+            rules = sorted(
+                (
+                    RuleFigures(
+                        name,
+                        r.rule,
+                        r.visibility,
+                        r.broken,
+                        r.tested,
+                        round(r.points_lost, 6),
+                        r.shortest_input or "",
+                    )
+                    for name, r in count.rules.items()
+                ),
+                key=lambda r: (-r.broken, -r.points_lost, r.test),
+            )
+            problems = sorted(
+                (
+                    ProblemFigures(kind, level, n, count.examples[(kind, level)])
+                    for (kind, level), n in count.problems.items()
+                ),
+                key=lambda p: (-p.submissions, p.level, p.kind),
+            )
+            slowest = tuple(t for _, _, t in sorted(count.slowest, reverse=True))
+            lessons.append(
+                LessonFigures(
+                    lesson=lesson,
+                    submissions=count.submissions,
+                    graded=count.graded,
+                    full_marks=count.full_marks,
+                    max_score=count.max_score,
+                    mean_score=round(count.score_total / count.submissions, 3),
+                    histogram=tuple(count.histogram),
+                    rules=tuple(rules),
+                    problems=tuple(problems),
+                    slowest=slowest,
+                )
+            )
+        return ClassSummary(
+            tuple(lessons), tuple(self._scores), tuple(sorted(self._isolation.items()))
+        )

@@ -1,0 +1,60 @@
+"""Who handed a submission in, and the file name of each student's feedback page."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from pathlib import PurePath
+from typing import Any
+
+from chunklab.lessons import LESSONS
+from chunklab.reading.read import SUBMISSION_SUFFIXES
+
+# Long enough to read, short enough for every file system once the suffix is added.
+PAGE_NAME_LIMIT = 60
+
+
+def student_of(report: dict[str, Any]) -> str:
+    """The report's `student`, or the one its submission path names.
+
+    A student folder is named for the student; a file is named for the student
+    and the lesson (`alice_char_chunk.py` is alice's).
+    """
+    named = report.get("student")
+    if isinstance(named, str) and named:
+        return named
+    path = PurePath(str(report.get("submission") or "submission").replace("\\", "/"))
+    if path.suffix not in SUBMISSION_SUFFIXES:
+        return path.name or str(path)
+    stem = path.stem
+    for lesson_id in sorted(LESSONS, key=len, reverse=True):
+        stem = stem.replace(lesson_id, " ")
+    # What is left once the lesson id and the separators around it are gone.
+    student = re.sub(r"[\s_.-]+", " ", stem).strip().replace(" ", "_")
+    return student or path.stem
+
+
+def page_names(students: Iterable[str]) -> dict[str, str]:
+    """A file name (no suffix) per student: readable, safe, and never shared by two students.
+
+    A name that had to change to be safe, or that would clash with another on a
+    file system that ignores case, gets a short hash of the real name.
+    """
+    unique = sorted(set(students))
+    plain = {student: safe_name(student) for student in unique}
+    seen: dict[str, int] = {}
+    for name in plain.values():
+        seen[name.lower()] = seen.get(name.lower(), 0) + 1
+    names = {}
+    for student, name in plain.items():
+        if name != student or seen[name.lower()] > 1:
+            digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+            name = f"{name}-{digest}"
+        names[student] = name
+    return names
+
+
+def safe_name(student: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_-]+", "_", student).strip("_")
+    return name[:PAGE_NAME_LIMIT] or "student"
