@@ -17,7 +17,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import pytest
 
@@ -25,6 +25,7 @@ from chunklab.kit import cache_dir
 from chunklab.running.call_errors import NOT_THE_SUBMISSIONS_ANSWER
 
 MAX_SHOWN = 240
+T = TypeVar("T")
 
 
 class RuleBroken(pytest.fail.Exception):
@@ -42,12 +43,17 @@ class RuleBroken(pytest.fail.Exception):
 
 
 def shorten(value: Any, limit: int = MAX_SHOWN) -> str:
-    """`repr` of a value, cut in the middle when long."""
+    """`repr` of a value, cut in the middle when long, with a marker saying how much is left out.
+
+    Each value is shortened on its own length, never on another's: an expected
+    value is not cut to the length of what came back.
+    """
     text = repr(value)
     if len(text) <= limit:
         return text
-    keep = (limit - 5) // 2
-    return f"{text[:keep]} ... {text[-keep:]}"
+    keep = max(limit // 2 - 20, 10)
+    left_out = len(text) - 2 * keep
+    return f"{text[:keep]} ...[{left_out} characters left out]... {text[-keep:]}"
 
 
 def call_text(fn: Callable[..., Any], args: tuple, kwargs: dict | None = None) -> str:
@@ -92,6 +98,7 @@ def expect_result(fn: Callable[..., Any], args: tuple, expected: Any, **kwargs: 
             f"Input: {call_text(fn, args, kwargs)}\n"
             f"Expected: {shorten(expected)}\n"
             f"Got: {shorten(actual)}{type_note(actual, expected)}"
+            f"{type_difference(actual, expected)}"
         )
     return actual
 
@@ -135,17 +142,68 @@ def expect(condition: bool, *, given: str | Lazy, expected: str, got: Any) -> No
         fail(given=given, expected=expected, got=got)
 
 
-def fail(*, given: str | Lazy, expected: str, got: Any) -> NoReturn:
-    """A broken rule; in hot loops, test first and build the message only on failure."""
-    raise RuleBroken(f"Input: {given}\nExpected: {expected}\nGot: {shorten(got)}")
+def fail(*, given: str | Lazy, expected: str, got: Any, before: Any = None) -> NoReturn:
+    """A broken rule; in hot loops, test first and build the message only on failure.
+
+    `before`, when given, is shown too: a chunk is often wrong because of where
+    the chunk before it ended.
+    """
+    shown = f"\nThe chunk before it: {shorten(before)}" if before is not None else ""
+    raise RuleBroken(f"Input: {given}\nExpected: {expected}\nGot: {shorten(got)}{shown}")
+
+
+def building_on(rule: str, check: Callable[[], T]) -> T:
+    """Run the check of a basic rule that another check builds on.
+
+    When the basic rule is broken, the check built on it cannot tell anything
+    new: it says which rule to fix first, under its own name, instead of
+    repeating the basic rule's message.
+    """
+    try:
+        return check()
+    except RuleBroken as broken:
+        first_line = str(broken).split("\n", 1)[0]
+        raise RuleBroken(f"{first_line}\nNot checked: fix '{rule}' first.") from None
+
+
+def type_name(value: Any) -> str:
+    # A value that is not plain data arrives as a stand-in that knows its type's name.
+    return getattr(value, "type_name", type(value).__name__)
 
 
 def type_note(actual: Any, expected: Any) -> str:
     if type(actual) is type(expected):
         return ""
-    # A value that is not plain data arrives as a stand-in that knows its type's name.
-    actual_type = getattr(actual, "type_name", type(actual).__name__)
-    return f" (a {actual_type}, not a {type(expected).__name__})"
+    return f" (a {type_name(actual)}, not a {type(expected).__name__})"
+
+
+def type_difference(actual: Any, expected: Any) -> str:
+    """Where two values that print alike differ in type: `1` and `True` look different, but
+    a str subclass does not. Empty when the printed values already show the difference."""
+    if shorten(actual) != shorten(expected):
+        return ""
+    path = first_type_difference(actual, expected, "")
+    if path is None:
+        return ""
+    where, got, wanted = path
+    return f"\nThey print the same, but {where or 'the value'} is a {got}, not a {wanted}."
+
+
+def first_type_difference(actual: Any, expected: Any, where: str) -> tuple[str, str, str] | None:
+    if type(actual) is not type(expected):
+        return where, type_name(actual), type(expected).__name__
+    if isinstance(expected, list):
+        for k, (a, e) in enumerate(zip(actual, expected, strict=False)):
+            found = first_type_difference(a, e, f"{where or 'item'}[{k}]")
+            if found:
+                return found
+    if isinstance(expected, dict):
+        for key in expected:
+            if key in actual:
+                found = first_type_difference(actual[key], expected[key], f"{where}[{key!r}]")
+                if found:
+                    return found
+    return None
 
 
 class DrawnCases:

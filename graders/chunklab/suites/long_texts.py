@@ -1,0 +1,51 @@
+"""Long documents for the checks that every lesson's code copes with one: RAG documents are long.
+
+A million characters is far more than any other check sends, so code whose work
+grows with the square of the text (slicing off the rest of the text at every
+step, searching the text from its start for every chunk) or that recurses once
+per chunk fails here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from functools import cache
+
+from chunklab.suites.checks import Lazy, RuleBroken
+
+# The time a long document may take, stated in each lesson's rule; well above what a
+# plain loop needs (a few hundredths of a second) and far below what quadratic work needs.
+LONG_TEXT_SECONDS = 2.0
+
+WORDS = (
+    "retrieval chunk the a document long of manual vector index fact question answer "
+    "model prompt search passage Mr. e.g. résumé naïve 3.14 RAG overlap window"
+).split()
+GAPS = (" ", " ", " ", " ", " ", "\n", ". ", "! ", "? ", "\t", ", ", "; ", ": ", ".\n\n")
+
+
+@cache
+def long_text(length: int) -> str:
+    """The same text of `length` characters every time: words, sentence ends, all kinds of gaps."""
+    draw = random.Random(length)
+    parts: list[str] = []
+    total = 0
+    while total < length:
+        piece = draw.choice(WORDS) + draw.choice(GAPS)
+        parts.append(piece)
+        total += len(piece)
+    return "".join(parts)[:length]
+
+
+def expect_within(seconds: float, check: Callable[[], object], *, given: str | Lazy) -> None:
+    """Run `check` (which calls the submission) and require it to finish within `seconds`."""
+    started = time.monotonic()
+    check()
+    spent = time.monotonic() - started
+    if spent > seconds:
+        raise RuleBroken(
+            f"Input: {given}\nExpected: the right answer within {seconds:g} seconds\n"
+            f"Got: the right answer after {spent:.1f} seconds"
+        )
