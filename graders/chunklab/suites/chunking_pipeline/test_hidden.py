@@ -10,7 +10,6 @@ from chunklab.suites.checks import (
     DrawnCases,
     expect,
     expect_for_all,
-    result_of,
     same_value,
     shorten,
 )
