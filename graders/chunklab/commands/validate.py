@@ -20,6 +20,7 @@ from chunklab.validation import (
     expectations,
     judge,
     notebook_problem,
+    weak_figures,
 )
 from chunklab.writing.table import validation_table
 
@@ -59,4 +60,5 @@ def validate_command() -> int:
     order = {lesson: number for number, lesson in enumerate(LESSONS)}
     verdicts.sort(key=lambda verdict: order[verdict.expectation.lesson.id])
     sys.stdout.write(validation_table(verdicts))
+    sys.stdout.write(weak_figures(verdicts))
     return 0 if all(v.ok for v in verdicts) else 1

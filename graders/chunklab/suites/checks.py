@@ -35,8 +35,10 @@ class RuleBroken(pytest.fail.Exception):
     and pytest skips rendering a long traceback for every failed check.
     """
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, raised: bool = False) -> None:
         super().__init__(message, pytrace=False)
+        # The submission raised an exception rather than returning a wrong answer.
+        self.raised = raised
 
     def __str__(self) -> str:
         return self.msg
@@ -86,7 +88,8 @@ def result_of(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     except Exception as exc:
         raise RuleBroken(
             f"Input: {call_text(fn, args, kwargs)}\n"
-            f"It raised {type(exc).__name__}: {shorten(str(exc), 160)}"
+            f"It raised {type(exc).__name__}: {shorten(str(exc), 160)}",
+            raised=True,
         ) from None
 
 
@@ -162,6 +165,8 @@ def building_on(rule: str, check: Callable[[], T]) -> T:
     try:
         return check()
     except RuleBroken as broken:
+        if broken.raised:
+            raise  # an exception says more than "fix that rule first"
         first_line = str(broken).split("\n", 1)[0]
         raise RuleBroken(f"{first_line}\nNot checked: fix '{rule}' first.") from None
 

@@ -1,4 +1,4 @@
-# Mistake (non-chunker): returns the first window only, forgetting to move on.
+# Mistake: returns the first window only, forgetting to move on.
 def chunk(text: str, size: int, overlap: int) -> list[str]:
     if size <= 0 or overlap < 0 or overlap >= size:
         raise ValueError("invalid size or overlap")

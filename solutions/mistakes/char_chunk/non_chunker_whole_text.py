@@ -1,4 +1,4 @@
-# Mistake (non-chunker): checks the settings, then returns the whole text as one chunk.
+# Mistake: checks the settings, then returns the whole text as one chunk.
 def chunk(text: str, size: int, overlap: int) -> list[str]:
     if size <= 0:
         raise ValueError("size must be positive")

@@ -1,4 +1,4 @@
-# Mistake (public only): answers exactly the public examples, and nothing useful otherwise.
+# Mistake: answers exactly the public examples, and nothing useful otherwise.
 ANSWERS = {
     ("abcdefgh", 4, 1): ["abcd", "defg", "gh"],
     ("abcdefghi", 3, 0): ["abc", "def", "ghi"],

@@ -1,4 +1,4 @@
-# Mistake (non-chunker): checks settings and documents, but never cuts a chunk: always [].
+# Mistake: checks settings and documents, but never cuts a chunk: always [].
 from __future__ import annotations
 
 import copy

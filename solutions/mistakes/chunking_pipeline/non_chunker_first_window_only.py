@@ -1,4 +1,4 @@
-# Mistake (non-chunker): cuts the first window and stops there.
+# Mistake: cuts the first window and stops there.
 from __future__ import annotations
 
 import copy

@@ -1,4 +1,4 @@
-# Mistake (non-chunker): checks settings and documents, but every text is one chunk.
+# Mistake: checks settings and documents, but every text is one chunk.
 from __future__ import annotations
 
 import copy

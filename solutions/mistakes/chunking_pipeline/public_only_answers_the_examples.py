@@ -1,4 +1,4 @@
-# Mistake (public only): answers exactly the public examples, and nothing useful otherwise.
+# Mistake: answers exactly the public examples, and nothing useful otherwise.
 # ruff: noqa: E501
 import json
 

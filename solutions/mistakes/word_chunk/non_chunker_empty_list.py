@@ -1,4 +1,4 @@
-# Mistake (non-chunker): splits the words but never builds a chunk: always [].
+# Mistake: splits the words but never builds a chunk: always [].
 def solve(text, size, overlap):
     words = text.split()
     chunks = []

@@ -1,4 +1,4 @@
-# Mistake (non-chunker): joins all the words into a single chunk, whatever the size.
+# Mistake: joins all the words into a single chunk, whatever the size.
 def solve(text: str, size: int, overlap: int) -> list[str]:
     words = text.split()
     if not words:

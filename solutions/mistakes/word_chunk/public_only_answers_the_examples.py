@@ -1,4 +1,4 @@
-# Mistake (public only): answers exactly the public examples, and nothing useful otherwise.
+# Mistake: answers exactly the public examples, and nothing useful otherwise.
 ANSWERS = {
     ("the cat sat on the red mat", 4, 2): ["the cat sat on", "sat on the red", "the red mat"],
     ("a b c d e", 3, 1): ["a b c", "c d e"],
