@@ -24,8 +24,9 @@ from chunklab.validation import (
 )
 from chunklab.writing.table import validation_table
 
-# The mistakes that never finish cost this much per test; nothing valid comes close.
-CALL_SECONDS = 1.0
+# The default limit of a call: the long-document checks promise a million characters
+# within it, so validating under a tighter one would fail valid solutions.
+CALL_SECONDS = Limits().call_seconds
 
 
 def grade_expectations(kit: Kit, cases: list[Expectation]) -> list[Verdict]:

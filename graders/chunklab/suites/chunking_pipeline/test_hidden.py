@@ -526,7 +526,10 @@ def test_sentence_ends_next_to_other_punctuation(submission):
         check_cuts(keep_all(submission, chunk_size, overlap), text)
 
 
-@pytest.mark.rule("A body made only of whitespace is not empty: it is chunked like any other text.")
+@pytest.mark.rule(
+    "process_document chunks a body made only of spaces, tabs or line breaks like any other "
+    "text: such a body is not empty."
+)
 @pytest.mark.points(1)
 def test_whitespace_only_body(submission):
     pipe = keep_all(submission, 10, 2)
