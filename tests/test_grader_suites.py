@@ -14,8 +14,18 @@ from chunklab.authoring.rules import rules_in_file, suite_rules
 from chunklab.kit import find_kit
 from chunklab.lessons import LESSONS, get_lesson
 from chunklab.running.call_errors import CallTimedOut
+from chunklab.running.submission_proxy import SubmissionProxy
+from chunklab.sandbox.limits import Limits
 from chunklab.suites.char_chunk import test_hidden as char_hidden
-from chunklab.suites.checks import RuleBroken, building_on, expect_result, fail, shorten
+from chunklab.suites.checks import (
+    RuleBroken,
+    building_on,
+    expect_raises,
+    expect_result,
+    fail,
+    result_of,
+    shorten,
+)
 from chunklab.suites.chunking_pipeline import test_visible as pipeline_visible
 from chunklab.suites.long_texts import LONG_TEXT_SECONDS, expect_within, long_text
 from chunklab.suites.word_chunk import test_hidden as word_hidden
@@ -196,3 +206,35 @@ def test_every_lesson_has_non_chunkers_and_a_public_only_answer(lesson):
     names = [path.name for path in KIT.mistakes(get_lesson(lesson)).glob("*.py")]
     assert sum(name.startswith("non_chunker_") for name in names) >= 3
     assert sum(name.startswith("public_only_") for name in names) >= 1
+
+
+class OutOfMemoryBackend:
+    """Answers every call as a worker does when the submission ran out of memory."""
+
+    limits = Limits(memory_mb=256)
+
+    def request(self, message: dict) -> dict:
+        if message["op"] == "new":
+            return {"handle": message["handle"]}
+        return {"raised": {"type": "MemoryError", "builtin": "MemoryError", "message": ""}}
+
+
+def test_running_out_of_memory_is_said_in_words_with_the_limit():
+    proxy = SubmissionProxy(OutOfMemoryBackend())
+    with pytest.raises(RuleBroken) as caught:
+        result_of(proxy.chunk, "abc", 2, 1)
+    assert str(caught.value) == (
+        "Input: chunk('abc', 2, 1)\nIt ran out of memory: it used more than 256 MB (MemoryError)."
+    )
+    with pytest.raises(RuleBroken) as caught:
+        expect_raises(proxy.chunk, ("abc", 0, 1), ValueError)
+    assert str(caught.value).endswith(
+        "Got: It ran out of memory: it used more than 256 MB (MemoryError)."
+    )
+    pipe = pipeline_visible.Pipeline(proxy, chunk_size=2)
+    with pytest.raises(RuleBroken) as caught:
+        pipe.chunk_text("abc")
+    assert str(caught.value) == (
+        "Input: ChunkingPipeline(chunk_size=2).chunk_text('abc')\n"
+        "It ran out of memory: it used more than 256 MB (MemoryError)."
+    )

@@ -87,10 +87,26 @@ def result_of(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         raise
     except Exception as exc:
         raise RuleBroken(
-            f"Input: {call_text(fn, args, kwargs)}\n"
-            f"It raised {type(exc).__name__}: {shorten(str(exc), 160)}",
-            raised=True,
+            f"Input: {call_text(fn, args, kwargs)}\n{what_it_raised(fn, exc)}", raised=True
         ) from None
+
+
+def what_it_raised(fn: Callable[..., Any], exc: Exception) -> str:
+    if isinstance(exc, MemoryError):
+        # A MemoryError says nothing by itself: say what happened, and the limit.
+        limit = memory_limit_mb(fn)
+        used = f"more than {limit} MB" if limit else "more memory than it may"
+        return f"It ran out of memory: it used {used} (MemoryError)."
+    return f"It raised {type(exc).__name__}: {shorten(str(exc), 160)}"
+
+
+def memory_limit_mb(fn: Callable[..., Any]) -> int | None:
+    """The memory limit of the worker behind a call into the submission, when one is known."""
+    target = getattr(fn, "__wrapped__", fn)
+    # A method of an object in the worker reaches the proxy through its instance.
+    holder = getattr(target, "_instance", target)
+    backend = getattr(getattr(holder, "_proxy", None), "_backend", None)
+    return getattr(getattr(backend, "limits", None), "memory_mb", None)
 
 
 def expect_result(fn: Callable[..., Any], args: tuple, expected: Any, **kwargs: Any) -> Any:
@@ -117,10 +133,11 @@ def expect_raises(
     except error:
         return
     except Exception as exc:
+        got = what_it_raised(fn, exc).removeprefix("It raised ")
         raise RuleBroken(
             f"Input: {call_text(fn, args, kwargs)}\n"
             f"Expected: {error.__name__} to be raised\n"
-            f"Got: {type(exc).__name__}: {shorten(str(exc), 160)}"
+            f"Got: {got}"
         ) from None
     raise RuleBroken(
         f"Input: {call_text(fn, args, kwargs)}\n"

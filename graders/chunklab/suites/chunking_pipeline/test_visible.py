@@ -62,6 +62,7 @@ def named(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
             raise CallTimedOut(f"Input: {call_text(call, args, kwargs)}\n{why}") from None
 
     call.__name__ = name
+    call.__wrapped__ = fn  # type: ignore[attr-defined]
     return call
 
 
