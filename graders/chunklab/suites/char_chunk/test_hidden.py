@@ -310,7 +310,7 @@ def test_random_texts_give_exactly_the_windows(submission, reference):
 def test_a_long_document(submission, reference):
     text = long_text(1_000_000)
     # Small windows: many chunks, so work that grows with the square of the text shows.
-    for call in [(text, 10, 2), (text, 1000, 100)]:
+    for call in [(text, 10, 2)]:
         expected = reference.chunk(*call)
         expect_within(
             LONG_TEXT_SECONDS,

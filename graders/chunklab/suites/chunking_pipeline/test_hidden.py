@@ -599,19 +599,3 @@ def test_a_long_document(submission):
     given = pipe.given("chunk_text", text)
     expect_within(LONG_TEXT_SECONDS, lambda: chunks.append(pipe.chunk_text(text)), given=given)
     check_cuts(pipe, text, chunks[0])
-    doc = {"id": "manual", "title": "A long manual", "body": text, "metadata": {"lang": "en"}}
-    pipe = keep_all(submission, 200, 20)
-    found: list[list[dict[str, Any]]] = []
-    given = pipe.given("process_document", doc)
-    expect_within(LONG_TEXT_SECONDS, lambda: found.append(pipe.process_document(doc)), given=given)
-    texts = [chunk["text"] for chunk in found[0]]
-    expect_short_texts(found[0], 200, given)
-    starts = building_on(PIECES_RULE, lambda: cut_starts(text, 20, texts, given))
-    for k, (chunk, start) in enumerate(zip(found[0], starts, strict=True)):
-        if chunk["char_start"] != start or chunk["chunk_index"] != k:
-            expect(
-                False,
-                given=given,
-                expected=f"chunk {k} to have chunk_index {k} and char_start {start}",
-                got=plain({key: chunk[key] for key in ("chunk_index", "char_start")}),
-            )

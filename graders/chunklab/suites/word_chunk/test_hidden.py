@@ -256,7 +256,7 @@ def test_random_texts_give_exactly_the_word_windows(submission, reference):
 def test_a_long_document(submission, reference):
     text = long_text(1_000_000)
     # Small windows: many chunks, so work that grows with the square of the text shows.
-    for call in [(text, 3, 1), (text, 200, 20)]:
+    for call in [(text, 3, 1)]:
         expected = reference.solve(*call)
         expect_within(
             LONG_TEXT_SECONDS,
