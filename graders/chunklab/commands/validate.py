@@ -27,12 +27,14 @@ from chunklab.writing.table import validation_table
 # The default limit of a call: the long-document checks promise a million characters
 # within it, so validating under a tighter one would fail valid solutions.
 CALL_SECONDS = Limits().call_seconds
+# A valid file needs a few seconds in all; the mistakes that never finish stop here.
+SUBMISSION_SECONDS = 20.0
 
 
 def grade_expectations(kit: Kit, cases: list[Expectation]) -> list[Verdict]:
     """Grade every case in one batch; each one's lesson comes from its path or notebook."""
     items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
-    limits = Limits(call_seconds=CALL_SECONDS)
+    limits = Limits(call_seconds=CALL_SECONDS, submission_seconds=SUBMISSION_SECONDS)
     reports = dict(grade_many(items, None, kit, limits, os.cpu_count() or 1))
     return [judge(case, reports[i]) for i, case in enumerate(cases)]
 
