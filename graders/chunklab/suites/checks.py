@@ -316,6 +316,25 @@ def send_ahead(submission: Any, name: str, calls: Iterable[tuple]) -> None:
             getattr(later, name)(*args)
 
 
+def list_of_strings(fn: Callable[..., Any], args: tuple) -> list[str]:
+    """The submission's answer to `fn(*args)`, after checking it is a list of strings."""
+    chunks = result_of(fn, *args)
+    expect(
+        isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
+        given=call_text(fn, args),
+        expected="a list of strings",
+        got=chunks,
+    )
+    return chunks
+
+
+def same_as_reference(submission: Any, reference: Any, name: str, calls: list[tuple]) -> None:
+    """Each call's answer must be exactly the reference's: for the lessons with one answer."""
+    send_ahead(submission, name, calls)
+    for call in calls:
+        expect_result(getattr(submission, name), call, getattr(reference, name)(*call))
+
+
 def expect_for_all(
     cases: Iterable[Any],
     check: Callable[[Any], None],

@@ -13,7 +13,8 @@ from chunklab.suites.checks import (
     expect_for_all,
     expect_raises,
     expect_result,
-    result_of,
+    list_of_strings,
+    same_as_reference,
     send_ahead,
     shorten,
 )
@@ -41,24 +42,6 @@ VALID_CALLS = [
 ]
 
 
-def same_as_reference(submission, reference, calls) -> None:
-    send_ahead(submission, "chunk", calls)
-    for call in calls:
-        expect_result(submission.chunk, call, reference.chunk(*call))
-
-
-def chunks_of(fn, args: tuple) -> list[str]:
-    """The submission's chunks, after checking they are a list of strings."""
-    chunks = result_of(fn, *args)
-    expect(
-        isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
-        given=call_text(fn, args),
-        expected="a list of strings",
-        got=chunks,
-    )
-    return chunks
-
-
 def window_count(length: int, size: int, overlap: int) -> int:
     """How many windows it takes to reach the end: 0 for an empty text."""
     if length == 0:
@@ -69,7 +52,7 @@ def window_count(length: int, size: int, overlap: int) -> int:
 
 def check_count_and_lengths(fn, args: tuple) -> list[str]:
     text, size, overlap = args
-    chunks = chunks_of(fn, args)
+    chunks = list_of_strings(fn, args)
     count = window_count(len(text), size, overlap)
     expect(
         len(chunks) == count,
@@ -111,7 +94,7 @@ def test_windows_move_forward_on_other_texts(submission, reference):
         ("0123456789abcdef", 5, 1),
         ("mississippi", 4, 3),
     ]
-    same_as_reference(submission, reference, calls)
+    same_as_reference(submission, reference, "chunk", calls)
 
 
 @pytest.mark.rule(
@@ -121,14 +104,14 @@ def test_windows_move_forward_on_other_texts(submission, reference):
 def test_stop_at_the_end_on_other_texts(submission, reference):
     # Each last window ends exactly where the text ends.
     calls = [("abcdefghij", 4, 1), ("0123456789", 6, 2), ("xyxyxyxyxyxyx", 5, 3)]
-    same_as_reference(submission, reference, calls)
+    same_as_reference(submission, reference, "chunk", calls)
 
 
 @pytest.mark.rule("The last chunk holds what is left of the text, so it may be shorter than size.")
 @pytest.mark.points(1)
 def test_last_chunk_holds_what_is_left_on_other_texts(submission, reference):
     calls = [("abcdefghijk", 4, 1), ("hello there", 3, 0), ("a longer text here", 7, 2)]
-    same_as_reference(submission, reference, calls)
+    same_as_reference(submission, reference, "chunk", calls)
 
 
 @pytest.mark.rule("Empty text gives an empty list [].")
@@ -187,7 +170,7 @@ def test_overlap_not_smaller_than_size_raises_on_other_inputs(submission):
 @pytest.mark.points(1)
 def test_returns_a_list_of_strings_on_other_inputs(submission):
     for args in [("abcdefghij", 3, 1), ("a", 2, 0)]:
-        chunks_of(submission.chunk, args)
+        list_of_strings(submission.chunk, args)
 
 
 # --- Consequences of the rules -------------------------------------------------------------

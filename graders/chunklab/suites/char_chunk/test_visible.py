@@ -2,7 +2,7 @@
 
 import pytest
 
-from chunklab.suites.checks import call_text, expect, expect_raises, expect_result, result_of
+from chunklab.suites.checks import expect_raises, expect_result, list_of_strings
 
 pytestmark = pytest.mark.visibility("visible")
 
@@ -75,10 +75,4 @@ def test_overlap_not_smaller_than_size_raises(submission):
 def test_returns_a_list_of_strings(submission):
     # Only the type is checked here; the other checks look at the chunks themselves.
     for args in [("abcdef", 4, 1), ("", 4, 1)]:
-        chunks = result_of(submission.chunk, *args)
-        expect(
-            isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
-            given=call_text(submission.chunk, args),
-            expected="a list of strings",
-            got=chunks,
-        )
+        list_of_strings(submission.chunk, args)

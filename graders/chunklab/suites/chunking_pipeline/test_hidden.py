@@ -25,7 +25,12 @@ from chunklab.suites.chunking_pipeline.test_visible import (
     Described,
     Pipeline,
     basic_cuts,
+    check_batch,
+    check_char_starts,
+    check_document_fields,
+    check_dropping_short_chunks,
     check_lengths,
+    check_no_chunks,
     cut_starts,
     document_chunks,
     expect_chunks,
@@ -416,10 +421,7 @@ def test_hard_cut_other_texts(submission):
 )
 @pytest.mark.points(1)
 def test_short_chunks_dropped_other_texts(submission):
-    every, _ = basic_cuts(keep_all(submission, 25, 5), SENTENCES)
-    for least in sorted({len(chunk) for chunk in every})[:3]:
-        pipe = Pipeline(submission, chunk_size=25, overlap=5, min_chunk_size=least)
-        expect_chunks(pipe, SENTENCES, [chunk for chunk in every if len(chunk) >= least])
+    check_dropping_short_chunks(submission, SENTENCES, 25, 5, also=9)
 
 
 @pytest.mark.rule(
@@ -430,60 +432,26 @@ def test_short_chunks_dropped_other_texts(submission):
 def test_document_chunk_fields_other_document(submission):
     body = "0123456789" * 5
     doc = {"id": "d-2", "title": "Digits", "body": body, "metadata": {"a": [1, 2]}}
-    pipe = keep_all(submission, 12, 3)
     cuts = [(0, 12), (9, 21), (18, 30), (27, 39), (36, 48), (45, 50)]
-    expected = [
-        {
-            "doc_id": "d-2",
-            "chunk_index": k,
-            "text": body[a:b],
-            "char_start": a,
-            "metadata": {"a": [1, 2]},
-        }
-        for k, (a, b) in enumerate(cuts)
-    ]
-    chunks = pipe.process_document(doc)
-    got = [{key: chunk[key] for key in CHUNK_KEYS} for chunk in chunks]
-    expect(
-        got == expected,
-        given=pipe.given("process_document", doc),
-        expected=shorten(expected),
-        got=got,
-    )
+    check_document_fields(keep_all(submission, 12, 3), doc, cuts)
 
 
 @pytest.mark.rule("Each chunk's text is body[char_start:char_start + len(text)].")
 @pytest.mark.points(1)
 def test_char_start_locates_text_other_document(submission):
     doc = {"id": "mixed", "title": "Mixed", "body": MIXED, "metadata": {"k": "v"}}
-    for chunk_size, overlap, least in ((30, 6, 0), (25, 5, 12)):
-        pipe = Pipeline(submission, chunk_size=chunk_size, overlap=overlap, min_chunk_size=least)
-        given = pipe.given("process_document", doc)
-        chunks = pipe.process_document(doc)
-        expect(chunks != [], given=given, expected="some chunks", got=chunks)
-        expect_short_texts(chunks, chunk_size, given)
-        for k, chunk in enumerate(chunks):
-            start, text = chunk["char_start"], chunk["text"]
-            expect(
-                start >= 0 and MIXED[start : start + len(text)] == text,
-                given=given,
-                expected=f"chunk {k}'s text to be body[{start}:{start + len(text)}]: "
-                f"{shorten(MIXED[start : start + len(text)], 120)}",
-                got=text,
-            )
+    check_char_starts(submission, doc, [(30, 6, 0), (25, 5, 12)])
 
 
 @pytest.mark.rule("A document whose body is missing, None or empty gives an empty list.")
 @pytest.mark.points(1)
 def test_no_body_other_documents(submission):
-    pipe = Pipeline(submission, chunk_size=20, overlap=2, min_chunk_size=0)
-    for doc in (
+    docs = [
         {"id": "f", "title": "Only a title"},
         {"id": 9, "title": "None", "body": None, "metadata": {"a": 1}},
         {"id": "e", "title": "", "body": "", "metadata": None},
-    ):
-        chunks = pipe.process_document(doc)
-        expect(chunks == [], given=pipe.given("process_document", doc), expected="[]", got=chunks)
+    ]
+    check_no_chunks(Pipeline(submission, chunk_size=20, overlap=2, min_chunk_size=0), docs)
 
 
 @pytest.mark.rule(
@@ -497,19 +465,7 @@ def test_batch_is_flat_and_in_order_other_documents(submission):
         {"id": "two", "title": "2"},
         {"id": "three", "title": "3", "body": SENTENCES, "metadata": None},
     ]
-    pipe = keep_all(submission, 35, 5)
-    expected = document_chunks(pipe, docs)
-    batch = pipe.process_batch(docs)
-    expect(
-        batch == expected,
-        given=pipe.given("process_batch", docs),
-        expected=f"the {len(expected)} chunks process_document gives for each document in turn: "
-        f"{shorten(expected)}",
-        got=plain(batch),
-    )
-
-
-# --- Rules the public checks do not show ----------------------------------------------------
+    check_batch(keep_all(submission, 35, 5), docs)
 
 
 @pytest.mark.rule(

@@ -481,10 +481,18 @@ def test_short_chunks_dropped(submission):
         "Hi. Everything here is fine. Ok. The weather stays calm and dry today. No. "
         "Tomorrow brings more of the same, they say."
     )
-    every, _ = basic_cuts(keep_all(submission, 30, 4), text)
+    check_dropping_short_chunks(submission, text, 30, 4, also=12)
+
+
+def check_dropping_short_chunks(
+    submission: Any, text: str, chunk_size: int, overlap: int, also: int
+) -> None:
+    """With min_chunk_size the shortest chunk's length, one more, and `also`, exactly the
+    chunks of min_chunk_size 0 that are long enough stay."""
+    every, _ = basic_cuts(keep_all(submission, chunk_size, overlap), text)
     shortest = min(len(chunk) for chunk in every)
-    for least in (shortest, shortest + 1, 12):
-        pipe = Pipeline(submission, chunk_size=30, overlap=4, min_chunk_size=least)
+    for least in (shortest, shortest + 1, also):
+        pipe = Pipeline(submission, chunk_size=chunk_size, overlap=overlap, min_chunk_size=least)
         expect_chunks(pipe, text, [chunk for chunk in every if len(chunk) >= least])
 
 
@@ -499,18 +507,22 @@ def test_short_chunks_dropped(submission):
 def test_document_chunk_fields(submission):
     body = "abcdefghijklmnopqrstuvwxyz" * 2
     doc = {"id": "doc-1", "title": "Alphabet", "body": body, "metadata": {"source": "abc"}}
-    pipe = keep_all(submission, 20, 5)
+    check_document_fields(keep_all(submission, 20, 5), doc, [(0, 20), (15, 35), (30, 50), (45, 52)])
+
+
+def check_document_fields(pipe: Pipeline, doc: dict[str, Any], cuts: list[tuple[int, int]]) -> None:
+    """process_document gives exactly the chunk dicts of these (start, end) cuts."""
     chunks = pipe.process_document(doc)
     given = pipe.given("process_document", doc)
     expected = [
         {
-            "doc_id": "doc-1",
+            "doc_id": doc["id"],
             "chunk_index": index,
-            "text": body[start:end],
+            "text": doc["body"][start:end],
             "char_start": start,
-            "metadata": {"source": "abc"},
+            "metadata": doc.get("metadata") or {},
         }
-        for index, (start, end) in enumerate(((0, 20), (15, 35), (30, 50), (45, 52)))
+        for index, (start, end) in enumerate(cuts)
     ]
     expect(
         len(chunks) == len(expected),
@@ -527,23 +539,27 @@ def test_document_chunk_fields(submission):
 @pytest.mark.points(1)
 def test_char_start_locates_text(submission):
     doc = {"id": "story", "title": "A cat", "body": STORY}
-    for chunk_size, overlap, least in ((40, 8, 0), (50, 10, 30)):
+    check_char_starts(submission, doc, [(40, 8, 0), (50, 10, 30)])
+
+
+def check_char_starts(
+    submission: Any, doc: dict[str, Any], settings: list[tuple[int, int, int]]
+) -> None:
+    """Each chunk's text is where its char_start says, for each (chunk_size, overlap, least)."""
+    body = doc["body"]
+    for chunk_size, overlap, least in settings:
         pipe = Pipeline(submission, chunk_size=chunk_size, overlap=overlap, min_chunk_size=least)
+        given = pipe.given("process_document", doc)
         chunks = pipe.process_document(doc)
-        expect(
-            chunks != [],
-            given=pipe.given("process_document", doc),
-            expected="some chunks",
-            got=chunks,
-        )
-        expect_short_texts(chunks, chunk_size, pipe.given("process_document", doc))
+        expect(chunks != [], given=given, expected="some chunks", got=chunks)
+        expect_short_texts(chunks, chunk_size, given)
         for k, chunk in enumerate(chunks):
             start, text = chunk["char_start"], chunk["text"]
             expect(
-                STORY[start : start + len(text)] == text and start >= 0,
-                given=pipe.given("process_document", doc),
+                body[start : start + len(text)] == text and start >= 0,
+                given=given,
                 expected=f"chunk {k}'s text to be body[{start}:{start + len(text)}]: "
-                f"{shorten(STORY[start : start + len(text)], 120)}",
+                f"{shorten(body[start : start + len(text)], 120)}",
                 got=text,
             )
 
@@ -551,12 +567,16 @@ def test_char_start_locates_text(submission):
 @pytest.mark.rule("A document whose body is missing, None or empty gives an empty list.")
 @pytest.mark.points(1)
 def test_no_body_gives_no_chunks(submission):
-    pipe = keep_all(submission, 40, 10)
-    for doc in (
+    docs = [
         {"id": "a", "title": "No body"},
         {"id": "b", "title": "None", "body": None},
         {"id": "c", "title": "Empty", "body": "", "metadata": {"k": 1}},
-    ):
+    ]
+    check_no_chunks(keep_all(submission, 40, 10), docs)
+
+
+def check_no_chunks(pipe: Pipeline, docs: list[dict[str, Any]]) -> None:
+    for doc in docs:
         chunks = pipe.process_document(doc)
         expect(chunks == [], given=pipe.given("process_document", doc), expected="[]", got=chunks)
 
@@ -572,7 +592,11 @@ def test_batch_is_flat_and_in_order(submission):
         {"id": "alpha", "title": "Nothing", "body": ""},
         {"id": "mu", "title": "Story", "body": STORY, "metadata": {"lang": "en"}},
     ]
-    pipe = keep_all(submission, 30, 5)
+    check_batch(keep_all(submission, 30, 5), docs)
+
+
+def check_batch(pipe: Pipeline, docs: list[dict[str, Any]]) -> None:
+    """process_batch gives what process_document gives for each document, in turn."""
     expected = document_chunks(pipe, docs)
     batch = pipe.process_batch(docs)
     given = pipe.given("process_batch", docs)

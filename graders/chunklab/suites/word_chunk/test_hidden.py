@@ -12,7 +12,8 @@ from chunklab.suites.checks import (
     expect,
     expect_for_all,
     expect_result,
-    result_of,
+    list_of_strings,
+    same_as_reference,
     send_ahead,
     shorten,
 )
@@ -28,27 +29,9 @@ COUNT_RULE = (
 )
 
 
-def same_as_reference(submission, reference, calls) -> None:
-    send_ahead(submission, "solve", calls)
-    for call in calls:
-        expect_result(submission.solve, call, reference.solve(*call))
-
-
-def chunks_of(fn, args: tuple) -> list[str]:
-    """The submission's chunks, after checking they are a list of strings."""
-    chunks = result_of(fn, *args)
-    expect(
-        isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
-        given=call_text(fn, args),
-        expected="a list of strings",
-        got=chunks,
-    )
-    return chunks
-
-
 def check_count_and_lengths(fn, args: tuple) -> list[str]:
     text, size, overlap = args
-    chunks = chunks_of(fn, args)
+    chunks = list_of_strings(fn, args)
     words = len(text.split())
     step = size - overlap
     count = 0 if words == 0 else 1 + max(0, -(-(words - size) // step))
@@ -77,7 +60,7 @@ def test_word_windows_on_other_texts(submission, reference):
         ("retrieval works on pieces of documents not whole ones", 4, 1),
         ("a b c d e f g", 2, 1),
     ]
-    same_as_reference(submission, reference, calls)
+    same_as_reference(submission, reference, "solve", calls)
 
 
 @pytest.mark.rule("Stop once a chunk holds the last word: no chunk follows it.")
@@ -85,7 +68,7 @@ def test_word_windows_on_other_texts(submission, reference):
 def test_stop_at_the_last_word_on_other_texts(submission, reference):
     # Each last chunk ends exactly with the last word.
     calls = [("p q r s t u v", 3, 1), ("w1 w2 w3 w4 w5 w6", 4, 2), ("x y z", 2, 1)]
-    same_as_reference(submission, reference, calls)
+    same_as_reference(submission, reference, "solve", calls)
 
 
 @pytest.mark.rule(
@@ -94,7 +77,7 @@ def test_stop_at_the_last_word_on_other_texts(submission, reference):
 @pytest.mark.points(1)
 def test_last_chunk_holds_what_is_left_on_other_texts(submission, reference):
     calls = [("one two three four five six seven", 3, 0), ("a b c d e f", 4, 1)]
-    same_as_reference(submission, reference, calls)
+    same_as_reference(submission, reference, "solve", calls)
 
 
 @pytest.mark.rule("A text with no words, empty or only spaces, gives an empty list [].")
@@ -110,14 +93,14 @@ def test_no_words_with_other_settings(submission):
 @pytest.mark.points(1)
 def test_whitespace_separates_words_on_other_texts(submission, reference):
     calls = [("alpha\nbeta\tgamma  delta\r\nepsilon", 2, 0), ("x\n\ny\t\tz", 1, 0)]
-    same_as_reference(submission, reference, calls)
+    same_as_reference(submission, reference, "solve", calls)
 
 
 @pytest.mark.rule("solve returns a list of strings: each chunk is one string, not a list of words.")
 @pytest.mark.points(1)
 def test_returns_a_list_of_strings_on_other_inputs(submission):
     for args in [("red green blue yellow", 2, 1), ("solo", 3, 2)]:
-        chunks_of(submission.solve, args)
+        list_of_strings(submission.solve, args)
 
 
 @pytest.mark.rule(

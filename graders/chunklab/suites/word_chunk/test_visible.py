@@ -2,7 +2,7 @@
 
 import pytest
 
-from chunklab.suites.checks import call_text, expect, expect_result, result_of
+from chunklab.suites.checks import expect_result, list_of_strings
 
 pytestmark = pytest.mark.visibility("visible")
 
@@ -55,10 +55,4 @@ def test_spaces_tabs_and_line_breaks_separate_words(submission):
 def test_returns_a_list_of_strings(submission):
     # Only the type is checked here; the other checks look at the chunks themselves.
     for args in [("one two three", 2, 1), ("", 2, 1)]:
-        chunks = result_of(submission.solve, *args)
-        expect(
-            isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
-            given=call_text(submission.solve, args),
-            expected="a list of strings",
-            got=chunks,
-        )
+        list_of_strings(submission.solve, args)
