@@ -14,7 +14,9 @@ from chunklab.authoring.rules import rules_in_file, suite_rules
 from chunklab.kit import find_kit
 from chunklab.lessons import LESSONS, get_lesson
 from chunklab.running.call_errors import CallTimedOut
-from chunklab.running.submission_proxy import SubmissionProxy
+from chunklab.running.in_process import InProcessBackend
+from chunklab.running.pytest_run import run_suite
+from chunklab.running.submission_proxy import NotPlainData, SubmissionProxy
 from chunklab.sandbox.limits import Limits
 from chunklab.suites.char_chunk import test_hidden as char_hidden
 from chunklab.suites.checks import (
@@ -238,3 +240,36 @@ def test_running_out_of_memory_is_said_in_words_with_the_limit():
         "Input: ChunkingPipeline(chunk_size=2).chunk_text('abc')\n"
         "It ran out of memory: it used more than 256 MB (MemoryError)."
     )
+
+
+def test_a_chunk_that_ends_in_the_wrong_place_is_shown_after_the_chunk_before_it():
+    text = "One. Two. Three. Four."
+    chunks, starts = ["One. ", "Two. Thr", "ee. Four."], [0, 5, 13]
+    allowed = {0: {5: "sentence"}, 5: {10: "sentence"}}
+    with pytest.raises(RuleBroken) as caught:
+        pipeline_visible.check_endings(text, 10, chunks, starts, "chunk_text(...)", allowed.get)
+    message = str(caught.value)
+    assert message.startswith("Input: chunk_text(...)\nExpected: chunk 1 (cut from character 5;")
+    assert message.endswith("\nGot: 'Two. Thr'\nThe chunk before it: 'One. '")
+
+
+def test_a_dict_subclass_is_refused_with_the_reason():
+    chunk = NotPlainData("OrderedDict", "OrderedDict({'doc_id': 'd'})")
+    with pytest.raises(RuleBroken) as caught:
+        pipeline_visible.expect_chunk_dicts([chunk], "process_document(...)")
+    assert str(caught.value) == (
+        "Input: process_document(...)\nExpected: chunk 0 to be a plain dict (dict itself, not a "
+        "subclass such as OrderedDict: chunks are plain records)\n"
+        "Got: <a OrderedDict: OrderedDict({'doc_id': 'd'})>"
+    )
+
+
+@pytest.mark.parametrize("lesson", list(LESSONS))
+def test_each_public_only_answer_passes_every_public_check(lesson):
+    # Else it would not show what answering the public checks alone is worth.
+    for path in KIT.mistakes(get_lesson(lesson)).glob("public_only_*.py"):
+        backend = InProcessBackend()
+        cells = [{"index": 0, "label": path.name, "source": path.read_text()}]
+        assert backend.request({"op": "load", "cells": cells})["problems"] == []
+        outcomes = run_suite(get_lesson(lesson), SubmissionProxy(backend), visible_only=True)
+        assert outcomes and all(o.outcome == "passed" for o in outcomes), path.name
