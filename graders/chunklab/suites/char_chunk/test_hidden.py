@@ -124,7 +124,8 @@ def test_empty_text_with_other_settings(submission):
 @pytest.mark.rule("A text no longer than size is one chunk: the whole text.")
 @pytest.mark.points(1)
 def test_one_chunk_with_other_texts(submission):
-    for text, size, overlap in [("a", 1, 0), (" \t\n", 3, 1), ("abc", 7, 0), ("é🙂", 2, 1)]:
+    cases = [("a", 1, 0), (" \t\n", 3, 1), ("abc", 7, 0), ("é🙂", 2, 1), ("hi", 6, 4)]
+    for text, size, overlap in cases:
         expect_result(submission.chunk, (text, size, overlap), [text])
 
 
