@@ -39,13 +39,23 @@ def long_text(length: int) -> str:
     return "".join(parts)[:length]
 
 
-def expect_within(seconds: float, check: Callable[[], object], *, given: str | Lazy) -> None:
-    """Run `check` (which calls the submission) and require it to finish within `seconds`."""
-    started = time.monotonic()
-    check()
-    spent = time.monotonic() - started
-    if spent > seconds:
-        raise RuleBroken(
-            f"Input: {given}\nExpected: the right answer within {seconds:g} seconds\n"
-            f"Got: the right answer after {spent:.1f} seconds"
-        )
+def expect_within(
+    seconds: float, check: Callable[[], object], *, given: str | Lazy, tries: int = 2
+) -> None:
+    """Run `check` (which calls the submission) and require it to finish within `seconds`.
+
+    A right answer that came too slowly is asked for again, up to `tries` times in all:
+    a busy grading machine can slow one call down, but work that grows with the square
+    of the text is slow every time.
+    """
+    spent: list[float] = []
+    while len(spent) < tries:
+        started = time.monotonic()
+        check()
+        spent.append(time.monotonic() - started)
+        if spent[-1] <= seconds:
+            return
+    raise RuleBroken(
+        f"Input: {given}\nExpected: the right answer within {seconds:g} seconds\n"
+        f"Got: the right answer after {min(spent):.1f} seconds at best, in {tries} tries"
+    )
