@@ -282,3 +282,12 @@ def test_each_public_only_answer_passes_every_public_check(lesson):
         assert backend.request({"op": "load", "cells": cells})["problems"] == []
         outcomes = run_suite(get_lesson(lesson), SubmissionProxy(backend), visible_only=True)
         assert outcomes and all(o.outcome == "passed" for o in outcomes), path.name
+
+
+def test_the_random_pipeline_texts_all_need_several_chunks():
+    from chunklab.suites.chunking_pipeline import test_hidden as pipeline_hidden
+
+    cases = [*pipeline_hidden.RANDOM_TEXTS, *pipeline_hidden.RANDOM_DROPS]
+    assert len(cases) == 40
+    for text, (chunk_size, overlap), *_ in cases:
+        assert len(text) > chunk_size > overlap >= 0
