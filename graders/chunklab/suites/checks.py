@@ -202,8 +202,8 @@ def type_note(actual: Any, expected: Any) -> str:
 def type_difference(actual: Any, expected: Any) -> str:
     """Where two values that print alike differ in type: `1` and `True` look different, but
     a str subclass does not. Empty when the printed values already show the difference."""
-    if shorten(actual) != shorten(expected):
-        return ""
+    if shorten(actual) != shorten(expected) or type(actual) is not type(expected):
+        return ""  # what prints already shows it, or `type_note` says it
     path = first_type_difference(actual, expected, "")
     if path is None:
         return ""
