@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from functools import cache
 
-from chunklab.suites.checks import Lazy, RuleBroken
+from chunklab.suites.checks import Lazy, RuleBroken, call_text, expect_result
 
 # The time a long document may take, stated in each lesson's rule; well above what a
 # plain loop needs (a few hundredths of a second) and far below what quadratic work needs.
@@ -58,4 +58,11 @@ def expect_within(
     raise RuleBroken(
         f"Input: {given}\nExpected: the right answer within {seconds:g} seconds\n"
         f"Got: the right answer after {min(spent):.1f} seconds at best, in {tries} tries"
+    )
+
+
+def expect_answer_in_time(fn: Callable[..., object], args: tuple, expected: object) -> None:
+    """`fn(*args)` must give exactly `expected` within LONG_TEXT_SECONDS."""
+    expect_within(
+        LONG_TEXT_SECONDS, lambda: expect_result(fn, args, expected), given=call_text(fn, args)
     )
