@@ -52,12 +52,17 @@ def test_every_test_has_a_rule_whole_points_and_the_visibility_of_its_file(refer
         assert outcome.rule.strip() and outcome.rule.endswith("."), outcome.name
         assert outcome.max_score >= 1 and outcome.max_score == int(outcome.max_score)
         assert outcome.outcome == "passed", (outcome.name, outcome.feedback)
-    assert 25 <= sum(outcome.max_score for outcome in reference_outcomes) <= 35
+    total = sum(outcome.max_score for outcome in reference_outcomes)
+    visible = sum(o.max_score for o in reference_outcomes if o.visibility == "visible")
+    # The public checks are not the grade: answering them alone must stay far from a pass.
+    assert total >= 25
+    assert visible <= total / 3
 
 
-def test_rule_texts_are_unique(reference_outcomes):
-    rules = [outcome.rule for outcome in reference_outcomes]
-    assert len(set(rules)) == len(rules)
+def test_rule_texts_are_unique_within_a_suite_file(reference_outcomes):
+    for visibility in ("visible", "hidden"):
+        rules = [o.rule for o in reference_outcomes if o.visibility == visibility]
+        assert len(set(rules)) == len(rules)
 
 
 def test_feedback_names_input_expected_and_got():
@@ -66,7 +71,7 @@ def test_feedback_names_input_expected_and_got():
     assert failed.outcome == "failed"
     assert failed.feedback == (
         "Input: ChunkingPipeline(chunk_size=40, overlap=5, min_chunk_size=0).process_document("
-        "{'id': 'n', 'title': 'T', 'body': 'The cat sat on the mat ... birds were gone. Was the "
+        "{'id': 'n', 'title': 'T', 'body': 'The c ...[186 characters left out]... Was the "
         "cat sad? No. It slept at last.'})\n"
         "Expected: chunk 0's metadata to be {}\n"
         "Got: None"

@@ -26,6 +26,14 @@ def test_validate_passes_on_the_kit(chunklab):
         assert int(caught) == int(mistakes) == on_disk
         assert int(passing) == int(alternatives) > 0
     assert re.search(r"^\d+ checks passed, 0 failed$", result.stdout, flags=re.MULTILINE)
+    weak = re.findall(
+        r"^(\w+): highest non-chunker (\d+)/(\d+) \(\d+%\), highest public-only (\d+)/(\d+)",
+        result.stdout,
+        flags=re.MULTILINE,
+    )
+    assert [row[0] for row in weak] == ["char_chunk", "word_chunk", "chunking_pipeline"]
+    for _, non_chunker, most, public_only, _ in weak:
+        assert int(non_chunker) <= 0.4 * int(most) and int(public_only) <= 0.4 * int(most)
     assert result.stdout.count("runs top to bottom without an error") == 3
 
 

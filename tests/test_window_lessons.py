@@ -95,7 +95,7 @@ def failure_of(fn, proxy: SubmissionProxy, lesson: str) -> str:
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_every_grader_test_has_a_rule_points_and_its_visibility(lesson):
-    total = 0
+    total = visible_points = 0
     for visibility in VISIBILITIES:
         assert suite_module(lesson, visibility).pytestmark.args == (visibility,)
         tests = grader_tests(lesson, visibility)
@@ -107,16 +107,16 @@ def test_every_grader_test_has_a_rule_points_and_its_visibility(lesson):
             assert rule.rstrip().endswith("."), f"the rule of {name} is not a sentence"
             assert isinstance(points, int) and points >= 1, f"{name} has no whole points"
             total += points
-    assert 15 <= total <= 25
+            visible_points += points if visibility == "visible" else 0
+    # The public checks are not the grade: answering them alone must stay far from a pass.
+    assert total >= 15
+    assert visible_points <= total / 3
 
 
-def test_every_rule_text_is_unique():
-    rules = [
-        marks(fn)["rule"][0]
-        for lesson in LESSONS
-        for visibility in VISIBILITIES
-        for fn in grader_tests(lesson, visibility).values()
-    ]
+@pytest.mark.parametrize("lesson", LESSONS)
+@pytest.mark.parametrize("visibility", VISIBILITIES)
+def test_every_rule_text_is_unique_within_a_suite_file(lesson, visibility):
+    rules = [marks(fn)["rule"][0] for fn in grader_tests(lesson, visibility).values()]
     assert len(rules) == len(set(rules))
 
 

@@ -76,14 +76,8 @@ def test_arguments_left_alone_are_not_sent_back(session):
     assert call(session, "keep", {"id": "d", "body": "x"}) == {"ok": 2}
 
 
-def test_changed_arguments_are_sent_back(session):
-    answer = call(session, "touch", {"id": "d"})
-    assert answer["args_after"] == [[{"id": "d", "seen": True}], {}]
-
-
-def test_arguments_changed_into_something_not_plain_are_sent_back_tagged(session):
-    answer = call(session, "spoil", {"id": "d"})
-    assert answer["args_after"] == [
-        [{"id": "d", "pair": {"$unplain": "tuple", "repr": "(1, 2)"}}],
-        {},
-    ]
+@pytest.mark.parametrize("name", ["touch", "spoil"])
+def test_changed_arguments_are_never_reported(session, name):
+    # The submission shares the worker's process and could forge such a report,
+    # so the answer holds the result alone and no score can rest on it.
+    assert call(session, name, {"id": "d"}) == {"ok": 0}

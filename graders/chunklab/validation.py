@@ -15,6 +15,13 @@ from chunklab.kit import Kit
 from chunklab.lessons import Lesson
 
 FULL, ZERO, LOSES_POINTS = "full marks", "zero", "loses points"
+# What a submission that never cuts, or that only answers the public examples, may
+# score at most: the points of the rules that involve no cutting, or that the
+# public checks show.
+WEAK_LIMIT = 0.4
+AT_MOST = f"at most {WEAK_LIMIT:.0%}"
+# Known mistakes of these kinds are held to AT_MOST, by the start of their file name.
+WEAK_KINDS = {"non_chunker_": "non-chunker", "public_only_": "public-only"}
 
 
 @dataclass(frozen=True)
@@ -50,7 +57,13 @@ def expectations(kit: Kit, lesson: Lesson) -> list[Expectation]:
         Expectation(lesson, "stub", kit.exercise(lesson), ZERO),
     ]
     found += [
-        Expectation(lesson, "mistake", path, LOSES_POINTS, description_of(path))
+        Expectation(
+            lesson,
+            "mistake",
+            path,
+            AT_MOST if weak_kind(path) else LOSES_POINTS,
+            description_of(path),
+        )
         for path in sorted(kit.mistakes(lesson).glob("*.py"))
     ]
     found += [
@@ -58,6 +71,11 @@ def expectations(kit: Kit, lesson: Lesson) -> list[Expectation]:
         for path in sorted(kit.alternatives(lesson).glob("*.py"))
     ]
     return found
+
+
+def weak_kind(path: Path) -> str:
+    """ "non-chunker" or "public-only" for such a known mistake, else ""."""
+    return next((kind for prefix, kind in WEAK_KINDS.items() if path.name.startswith(prefix)), "")
 
 
 def as_notebook(expectation: Expectation, folder: Path) -> Expectation:
@@ -94,6 +112,11 @@ def judge(expectation: Expectation, report: dict[str, Any]) -> Verdict:
         ok = report["score"] == 0 and not crashed
         detail = "" if ok else f"{len(crashed)} test(s) did not fail cleanly"
         return Verdict(expectation, ok, score, detail)
+    if expectation.expected == AT_MOST:
+        share = report["score"] / report["max_score"] if report["max_score"] else 0.0
+        ok = share <= WEAK_LIMIT
+        detail = f"{expectation.description} | {share:.0%} of the points"
+        return Verdict(expectation, ok, score, detail if ok else f"{detail}: TOO MANY")
     caught = sorted({t["rule"] for t in broken})
     detail = (
         (f"{expectation.description} | caught by: " + "; ".join(caught))
@@ -120,3 +143,30 @@ def notebook_problem(path: Path, timeout: float = 120) -> str:
             "a Jupyter kernel comes with `pip install -e '.[test]'`"
         )
     return ""
+
+
+def weak_figures(verdicts: list[Verdict]) -> str:
+    """Per lesson, the highest score of any non-chunker and of any public-only submission."""
+    lines = [f"\n== weak submissions (each kind may score {AT_MOST}) =="]
+    for lesson in dict.fromkeys(v.expectation.lesson.id for v in verdicts):
+        shown = []
+        for kind in WEAK_KINDS.values():
+            scores = [
+                v.score
+                for v in verdicts
+                if v.expectation.lesson.id == lesson
+                and v.expectation.expected == AT_MOST
+                and weak_kind(v.expectation.path) == kind
+            ]
+            best = max(scores, key=score_share, default="")
+            shown.append(
+                f"highest {kind} {best} ({score_share(best):.0%})" if best else f"no {kind} known"
+            )
+        lines.append(f"{lesson}: " + ", ".join(shown))
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def score_share(score: str) -> float:
+    """0.38 for "14/37"."""
+    got, _, most = score.partition("/")
+    return float(got) / float(most) if most and float(most) else 0.0

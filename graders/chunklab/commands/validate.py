@@ -20,17 +20,21 @@ from chunklab.validation import (
     expectations,
     judge,
     notebook_problem,
+    weak_figures,
 )
 from chunklab.writing.table import validation_table
 
-# The mistakes that never finish cost this much per test; nothing valid comes close.
-CALL_SECONDS = 1.0
+# The default limit of a call: the long-document checks promise a million characters
+# within it, so validating under a tighter one would fail valid solutions.
+CALL_SECONDS = Limits().call_seconds
+# A valid file needs a few seconds in all; the mistakes that never finish stop here.
+SUBMISSION_SECONDS = 20.0
 
 
 def grade_expectations(kit: Kit, cases: list[Expectation]) -> list[Verdict]:
     """Grade every case in one batch; each one's lesson comes from its path or notebook."""
     items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
-    limits = Limits(call_seconds=CALL_SECONDS)
+    limits = Limits(call_seconds=CALL_SECONDS, submission_seconds=SUBMISSION_SECONDS)
     reports = dict(grade_many(items, None, kit, limits, os.cpu_count() or 1))
     return [judge(case, reports[i]) for i, case in enumerate(cases)]
 
@@ -59,4 +63,5 @@ def validate_command() -> int:
     order = {lesson: number for number, lesson in enumerate(LESSONS)}
     verdicts.sort(key=lambda verdict: order[verdict.expectation.lesson.id])
     sys.stdout.write(validation_table(verdicts))
+    sys.stdout.write(weak_figures(verdicts))
     return 0 if all(v.ok for v in verdicts) else 1

@@ -109,7 +109,6 @@ class SubmissionProxy(Calls):
 
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
-        self.last_arguments: list[Any] | None = None
         # Answers to calls sent ahead (see `ahead`), waiting for the test to make them.
         self._answered: deque[tuple[dict[str, Any], dict[str, Any] | Exception]] = deque()
 
@@ -158,12 +157,6 @@ class SubmissionProxy(Calls):
             answer = self._answer(message)
         except (CallTimedOut, WorkerCrashed) as exc:
             raise type(exc)(f"Input: {describe_call(message)}\n{exc}") from None
-        after = answer.get("args_after")
-        self.last_arguments = (
-            decode(after)
-            if after is not None
-            else [message.get("args", []), message.get("kwargs", {})]
-        )
         if "raised" in answer:
             error = exception_from(answer["raised"])
             # Lets the grader's feedback name the call even when a test did not expect it.

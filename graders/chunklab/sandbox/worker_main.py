@@ -239,9 +239,8 @@ class Session:
     def call(self, request):
         args = request.get("args", [])
         kwargs = request.get("kwargs", {})
-        # Only lists and dicts can be changed by the call: snapshot them to tell.
-        mutable = any(isinstance(a, (list, dict)) for a in [*args, *kwargs.values()])
-        before = json.dumps([args, kwargs], sort_keys=True) if mutable else None
+        # Whether a call changed its arguments is not reported: the submission runs in
+        # this process and could rewrite any such report, so no score may rest on it.
         answer = {}
         try:
             if request["op"] == "method":
@@ -261,13 +260,6 @@ class Session:
                 answer["ok"], answer["tagged"] = encode(result), True
         except BaseException as exc:  # the submission's exception is an answer, not a crash
             answer = {"raised": describe_exception(exc)}
-        if mutable:
-            after = [args, kwargs]
-            # Arguments that are no longer plain data were changed, since they came as JSON.
-            if not is_plain(after):
-                answer["args_after"] = encode(after)
-            elif json.dumps(after, sort_keys=True) != before:
-                answer["args_after"] = after
         return answer
 
 

@@ -18,7 +18,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import pytest
 
@@ -26,6 +26,7 @@ from chunklab.kit import cache_dir
 from chunklab.running.call_errors import NOT_THE_SUBMISSIONS_ANSWER
 
 MAX_SHOWN = 240
+T = TypeVar("T")
 
 
 class RuleBroken(pytest.fail.Exception):
@@ -35,20 +36,27 @@ class RuleBroken(pytest.fail.Exception):
     and pytest skips rendering a long traceback for every failed check.
     """
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, raised: bool = False) -> None:
         super().__init__(message, pytrace=False)
+        # The submission raised an exception rather than returning a wrong answer.
+        self.raised = raised
 
     def __str__(self) -> str:
         return self.msg
 
 
 def shorten(value: Any, limit: int = MAX_SHOWN) -> str:
-    """`repr` of a value, cut in the middle when long."""
+    """`repr` of a value, cut in the middle when long, with a marker saying how much is left out.
+
+    Each value is shortened on its own length, never on another's: an expected
+    value is not cut to the length of what came back.
+    """
     text = repr(value)
     if len(text) <= limit:
         return text
-    keep = (limit - 5) // 2
-    return f"{text[:keep]} ... {text[-keep:]}"
+    keep = max(limit // 2 - 20, 10)
+    left_out = len(text) - 2 * keep
+    return f"{text[:keep]} ...[{left_out} characters left out]... {text[-keep:]}"
 
 
 def call_text(fn: Callable[..., Any], args: tuple, kwargs: dict | None = None) -> str:
@@ -80,9 +88,26 @@ def result_of(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         raise
     except Exception as exc:
         raise RuleBroken(
-            f"Input: {call_text(fn, args, kwargs)}\n"
-            f"It raised {type(exc).__name__}: {shorten(str(exc), 160)}"
+            f"Input: {call_text(fn, args, kwargs)}\n{what_it_raised(fn, exc)}", raised=True
         ) from None
+
+
+def what_it_raised(fn: Callable[..., Any], exc: Exception) -> str:
+    if isinstance(exc, MemoryError):
+        # A MemoryError says nothing by itself: say what happened, and the limit.
+        limit = memory_limit_mb(fn)
+        used = f"more than {limit} MB" if limit else "more memory than it may"
+        return f"It ran out of memory: it used {used} (MemoryError)."
+    return f"It raised {type(exc).__name__}: {shorten(str(exc), 160)}"
+
+
+def memory_limit_mb(fn: Callable[..., Any]) -> int | None:
+    """The memory limit of the worker behind a call into the submission, when one is known."""
+    target = getattr(fn, "__wrapped__", fn)
+    # A method of an object in the worker reaches the proxy through its instance.
+    holder = getattr(target, "_instance", target)
+    backend = getattr(getattr(holder, "_proxy", None), "_backend", None)
+    return getattr(getattr(backend, "limits", None), "memory_mb", None)
 
 
 def expect_result(fn: Callable[..., Any], args: tuple, expected: Any, **kwargs: Any) -> Any:
@@ -93,6 +118,7 @@ def expect_result(fn: Callable[..., Any], args: tuple, expected: Any, **kwargs: 
             f"Input: {call_text(fn, args, kwargs)}\n"
             f"Expected: {shorten(expected)}\n"
             f"Got: {shorten(actual)}{type_note(actual, expected)}"
+            f"{type_difference(actual, expected)}"
         )
     return actual
 
@@ -108,10 +134,11 @@ def expect_raises(
     except error:
         return
     except Exception as exc:
+        got = what_it_raised(fn, exc).removeprefix("It raised ")
         raise RuleBroken(
             f"Input: {call_text(fn, args, kwargs)}\n"
             f"Expected: {error.__name__} to be raised\n"
-            f"Got: {type(exc).__name__}: {shorten(str(exc), 160)}"
+            f"Got: {got}"
         ) from None
     raise RuleBroken(
         f"Input: {call_text(fn, args, kwargs)}\n"
@@ -136,17 +163,70 @@ def expect(condition: bool, *, given: str | Lazy, expected: str, got: Any) -> No
         fail(given=given, expected=expected, got=got)
 
 
-def fail(*, given: str | Lazy, expected: str, got: Any) -> NoReturn:
-    """A broken rule; in hot loops, test first and build the message only on failure."""
-    raise RuleBroken(f"Input: {given}\nExpected: {expected}\nGot: {shorten(got)}")
+def fail(*, given: str | Lazy, expected: str, got: Any, before: Any = None) -> NoReturn:
+    """A broken rule; in hot loops, test first and build the message only on failure.
+
+    `before`, when given, is shown too: a chunk is often wrong because of where
+    the chunk before it ended.
+    """
+    shown = f"\nThe chunk before it: {shorten(before)}" if before is not None else ""
+    raise RuleBroken(f"Input: {given}\nExpected: {expected}\nGot: {shorten(got)}{shown}")
+
+
+def building_on(rule: str, check: Callable[[], T]) -> T:
+    """Run the check of a basic rule that another check builds on.
+
+    When the basic rule is broken, the check built on it cannot tell anything
+    new: it says which rule to fix first, under its own name, instead of
+    repeating the basic rule's message.
+    """
+    try:
+        return check()
+    except RuleBroken as broken:
+        if broken.raised:
+            raise  # an exception says more than "fix that rule first"
+        first_line = str(broken).split("\n", 1)[0]
+        raise RuleBroken(f"{first_line}\nNot checked: fix '{rule}' first.") from None
+
+
+def type_name(value: Any) -> str:
+    # A value that is not plain data arrives as a stand-in that knows its type's name.
+    return getattr(value, "type_name", type(value).__name__)
 
 
 def type_note(actual: Any, expected: Any) -> str:
     if type(actual) is type(expected):
         return ""
-    # A value that is not plain data arrives as a stand-in that knows its type's name.
-    actual_type = getattr(actual, "type_name", type(actual).__name__)
-    return f" (a {actual_type}, not a {type(expected).__name__})"
+    return f" (a {type_name(actual)}, not a {type(expected).__name__})"
+
+
+def type_difference(actual: Any, expected: Any) -> str:
+    """Where two values that print alike differ in type: `1` and `True` look different, but
+    a str subclass does not. Empty when the printed values already show the difference."""
+    if shorten(actual) != shorten(expected) or type(actual) is not type(expected):
+        return ""  # what prints already shows it, or `type_note` says it
+    path = first_type_difference(actual, expected, "")
+    if path is None:
+        return ""
+    where, got, wanted = path
+    return f"\nThey print the same, but {where or 'the value'} is a {got}, not a {wanted}."
+
+
+def first_type_difference(actual: Any, expected: Any, where: str) -> tuple[str, str, str] | None:
+    if type(actual) is not type(expected):
+        return where, type_name(actual), type(expected).__name__
+    if isinstance(expected, list):
+        for k, (a, e) in enumerate(zip(actual, expected, strict=False)):
+            found = first_type_difference(a, e, f"{where or 'item'}[{k}]")
+            if found:
+                return found
+    if isinstance(expected, dict):
+        for key in expected:
+            if key in actual:
+                found = first_type_difference(actual[key], expected[key], f"{where}[{key!r}]")
+                if found:
+                    return found
+    return None
 
 
 class DrawnCases:
@@ -279,6 +359,25 @@ def send_ahead(submission: Any, name: str, calls: Iterable[tuple]) -> None:
     with submission.ahead() as later:
         for args in calls:
             getattr(later, name)(*args)
+
+
+def list_of_strings(fn: Callable[..., Any], args: tuple) -> list[str]:
+    """The submission's answer to `fn(*args)`, after checking it is a list of strings."""
+    chunks = result_of(fn, *args)
+    expect(
+        isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
+        given=call_text(fn, args),
+        expected="a list of strings",
+        got=chunks,
+    )
+    return chunks
+
+
+def same_as_reference(submission: Any, reference: Any, name: str, calls: list[tuple]) -> None:
+    """Each call's answer must be exactly the reference's: for the lessons with one answer."""
+    send_ahead(submission, name, calls)
+    for call in calls:
+        expect_result(getattr(submission, name), call, getattr(reference, name)(*call))
 
 
 def expect_for_all(

@@ -5,10 +5,11 @@ Read only when the drawn inputs are not cached yet (see `DrawnCases`).
 
 from hypothesis import strategies as st
 
-# Random texts for the property checks: runs of whitespace, tabs, line breaks and
-# any printable or unprintable unicode character.
-CHARACTERS = st.one_of(st.sampled_from(" \t\n\r"), st.characters(codec="utf-8"))
-TEXTS = st.text(CHARACTERS, max_size=60)
+# Random texts for the property checks: whitespace of every kind (tabs, \r\n, a lone
+# \r, Unicode line and paragraph separators, wide spaces) and any unicode character.
+WHITESPACE = st.sampled_from([" ", "\t", "\n", "\r", "\r\n", "\x85", "\u2028", "\u3000", "\xa0"])
+CHARACTERS = st.one_of(WHITESPACE, st.characters(codec="utf-8"))
+TEXTS = st.lists(CHARACTERS, max_size=60).map("".join)
 
 
 @st.composite
@@ -20,7 +21,7 @@ def valid_call(draw) -> tuple[str, int, int]:
 
 @st.composite
 def invalid_call(draw) -> tuple[str, int, int]:
-    text = draw(st.text(CHARACTERS, min_size=1, max_size=20))
+    text = draw(st.lists(CHARACTERS, min_size=1, max_size=20).map("".join))
     size = draw(st.integers(-5, 10))
     if size <= 0:
         overlap = draw(st.integers(-3, 5))

@@ -1,4 +1,5 @@
-"""Hidden checks of char_chunk: the consequences of the rules, edge cases, random texts."""
+"""Hidden checks of char_chunk: every public rule again on other inputs, the consequences of
+the rules, edge cases, random texts and a long document."""
 
 from itertools import pairwise
 
@@ -6,21 +7,30 @@ import pytest
 
 from chunklab.suites.checks import (
     DrawnCases,
+    building_on,
     call_text,
     expect,
     expect_for_all,
     expect_raises,
     expect_result,
-    result_of,
+    list_of_strings,
+    same_as_reference,
     send_ahead,
     shorten,
 )
+from chunklab.suites.long_texts import expect_answer_in_time, long_text
 
 pytestmark = pytest.mark.visibility("hidden")
 
+# The rule the consequence checks build on: with the wrong number of chunks or the
+# wrong lengths, how neighbours relate says nothing new.
+COUNT_RULE = (
+    "There are as many chunks as windows it takes to reach the end of the text, and every "
+    "chunk except the last has exactly size characters."
+)
 
-# Valid calls whose chunks the consequence checks look at: letters, spaces,
-# line breaks, accents, an emoji; texts longer and shorter than size.
+# Valid calls whose chunks the consequence checks look at, each needing several chunks:
+# letters, spaces, line breaks, accents, an emoji.
 VALID_CALLS = [
     ("abcdefghijklmnopqrstuvwxyz", 5, 2),
     ("the quick brown fox jumps over the lazy dog", 10, 3),
@@ -29,20 +39,153 @@ VALID_CALLS = [
     ("abcdefghij", 3, 0),
     ("line one\nline two\n", 6, 5),
     ("héllo wörld, ça va? 🙂", 7, 3),
-    ("short", 8, 3),
 ]
 
 
-def chunks_of(fn, args: tuple) -> list[str]:
-    """The submission's chunks, after checking they are a list of strings."""
-    chunks = result_of(fn, *args)
+def window_count(length: int, size: int, overlap: int) -> int:
+    """How many windows it takes to reach the end: 0 for an empty text."""
+    if length == 0:
+        return 0
+    step = size - overlap
+    return 1 + max(0, -(-(length - size) // step))
+
+
+def check_count_and_lengths(fn, args: tuple) -> list[str]:
+    text, size, overlap = args
+    chunks = list_of_strings(fn, args)
+    count = window_count(len(text), size, overlap)
     expect(
-        isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
+        len(chunks) == count,
         given=call_text(fn, args),
-        expected="a list of strings",
+        expected=f"{count} chunks",
         got=chunks,
     )
+    for k, chunk in enumerate(chunks[:-1]):
+        expect(
+            len(chunk) == size,
+            given=call_text(fn, args),
+            expected=f"chunk {k} to have {size} characters, as every chunk but the last",
+            got=chunk,
+        )
+    last = len(text) - (count - 1) * (size - overlap)
+    expect(
+        not chunks or len(chunks[-1]) == last,
+        given=call_text(fn, args),
+        expected=f"the last chunk to have the {last} characters that are left",
+        got=chunks[-1] if chunks else chunks,
+    )
     return chunks
+
+
+def counted_chunks(fn, args: tuple) -> list[str]:
+    return building_on(COUNT_RULE, lambda: check_count_and_lengths(fn, args))
+
+
+# --- The public rules, on other inputs ---------------------------------------------------
+
+
+@pytest.mark.rule(
+    "Each chunk is the window text[i:i+size]: i starts at 0 and moves forward by size - overlap."
+)
+@pytest.mark.points(2)
+def test_windows_move_forward_on_other_texts(submission, reference):
+    calls = [
+        ("RAG systems retrieve chunks", 6, 2),
+        ("0123456789abcdef", 5, 1),
+        ("mississippi", 4, 3),
+    ]
+    same_as_reference(submission, reference, "chunk", calls)
+
+
+@pytest.mark.rule(
+    "Stop as soon as a window reaches the end of the text, so no tiny trailing scrap follows it."
+)
+@pytest.mark.points(2)
+def test_stop_at_the_end_on_other_texts(submission, reference):
+    # Each last window ends exactly where the text ends.
+    calls = [("abcdefghij", 4, 1), ("0123456789", 6, 2), ("xyxyxyxyxyxyx", 5, 3)]
+    same_as_reference(submission, reference, "chunk", calls)
+
+
+@pytest.mark.rule("The last chunk holds what is left of the text, so it may be shorter than size.")
+@pytest.mark.points(1)
+def test_last_chunk_holds_what_is_left_on_other_texts(submission, reference):
+    calls = [("abcdefghijk", 4, 1), ("hello there", 3, 0), ("a longer text here", 7, 2)]
+    same_as_reference(submission, reference, "chunk", calls)
+
+
+@pytest.mark.rule("Empty text gives an empty list [].")
+@pytest.mark.points(1)
+def test_empty_text_with_other_settings(submission):
+    for args in [("", 1, 0), ("", 9, 8), ("", 100, 10)]:
+        expect_result(submission.chunk, args, [])
+
+
+@pytest.mark.rule("A text no longer than size is one chunk: the whole text.")
+@pytest.mark.points(1)
+def test_one_chunk_with_other_texts(submission):
+    cases = [("a", 1, 0), (" \t\n", 3, 1), ("abc", 7, 0), ("é🙂", 2, 1), ("hi", 6, 4)]
+    for text, size, overlap in cases:
+        expect_result(submission.chunk, (text, size, overlap), [text])
+
+
+INPUTS = "chunklab.suites.char_chunk.hidden_inputs"
+VALID_RANDOM_CALLS = DrawnCases(f"{INPUTS}:valid_calls", 30)
+INVALID_RANDOM_CALLS = DrawnCases(f"{INPUTS}:invalid_calls", 24)
+
+
+def random_invalid(kind: str) -> list[tuple[str, int, int]]:
+    def broken(size: int, overlap: int) -> str:
+        return "size" if size <= 0 else "negative" if overlap < 0 else "too large"
+
+    return [call for call in INVALID_RANDOM_CALLS if broken(*call[1:]) == kind]
+
+
+def all_raise(submission, calls) -> None:
+    send_ahead(submission, "chunk", calls)
+    expect_for_all(calls, lambda call: expect_raises(submission.chunk, call, ValueError))
+
+
+@pytest.mark.rule("A size of 0 or less raises ValueError.")
+@pytest.mark.points(1)
+def test_size_of_zero_or_less_raises_on_other_inputs(submission):
+    all_raise(submission, [("hello world", 0, 0), ("x", -1, 0), *random_invalid("size")])
+
+
+@pytest.mark.rule("A negative overlap raises ValueError.")
+@pytest.mark.points(1)
+def test_negative_overlap_raises_on_other_inputs(submission):
+    all_raise(submission, [("hello world", 4, -2), ("x", 1, -1), *random_invalid("negative")])
+
+
+@pytest.mark.rule(
+    "An overlap equal to or larger than size raises ValueError: "
+    "the window would never move forward."
+)
+@pytest.mark.points(1)
+def test_overlap_not_smaller_than_size_raises_on_other_inputs(submission):
+    all_raise(submission, [("hello world", 1, 1), ("x", 4, 9), *random_invalid("too large")])
+
+
+@pytest.mark.rule("chunk returns a list of strings, not a tuple or a generator.")
+@pytest.mark.points(1)
+def test_returns_a_list_of_strings_on_other_inputs(submission):
+    for args in [("abcdefghij", 3, 1), ("a", 2, 0)]:
+        list_of_strings(submission.chunk, args)
+
+
+# --- Consequences of the rules -------------------------------------------------------------
+
+
+@pytest.mark.rule(
+    "There are as many chunks as windows it takes to reach the end of the text, and every "
+    "chunk except the last has exactly size characters."
+)
+@pytest.mark.points(2)
+def test_chunk_count_and_lengths(submission):
+    send_ahead(submission, "chunk", VALID_CALLS)
+    for call in VALID_CALLS:
+        check_count_and_lengths(submission.chunk, call)
 
 
 @pytest.mark.rule(
@@ -52,7 +195,7 @@ def chunks_of(fn, args: tuple) -> list[str]:
 def test_neighbours_share_overlap_characters(submission):
     send_ahead(submission, "chunk", VALID_CALLS)
     for text, size, overlap in VALID_CALLS:
-        chunks = chunks_of(submission.chunk, (text, size, overlap))
+        chunks = counted_chunks(submission.chunk, (text, size, overlap))
         for k, (this, after) in enumerate(pairwise(chunks)):
             expect(
                 overlap == 0 or this[-overlap:] == after[:overlap],
@@ -73,8 +216,8 @@ def test_neighbours_share_overlap_characters(submission):
 def test_chunks_rebuild_the_text_exactly(submission):
     send_ahead(submission, "chunk", VALID_CALLS)
     for text, size, overlap in VALID_CALLS:
-        chunks = chunks_of(submission.chunk, (text, size, overlap))
-        rebuilt = chunks[0] + "".join(c[overlap:] for c in chunks[1:]) if chunks else ""
+        chunks = counted_chunks(submission.chunk, (text, size, overlap))
+        rebuilt = chunks[0] + "".join(c[overlap:] for c in chunks[1:])
         expect(
             rebuilt == text,
             given=call_text(submission.chunk, (text, size, overlap)),
@@ -82,21 +225,6 @@ def test_chunks_rebuild_the_text_exactly(submission):
                 f"chunks[0] followed by c[{overlap}:] of every later chunk c to give back "
                 f"the text; your chunks give back {shorten(rebuilt, 80)}"
             ),
-            got=chunks,
-        )
-
-
-@pytest.mark.rule("Every chunk except the last has exactly size characters.")
-@pytest.mark.points(2)
-def test_every_chunk_but_the_last_has_size_characters(submission):
-    send_ahead(submission, "chunk", VALID_CALLS)
-    for text, size, overlap in VALID_CALLS:
-        chunks = chunks_of(submission.chunk, (text, size, overlap))
-        short = [c for c in chunks[:-1] if len(c) != size]
-        expect(
-            not short,
-            given=call_text(submission.chunk, (text, size, overlap)),
-            expected=f"every chunk but the last to have {size} characters",
             got=chunks,
         )
 
@@ -113,13 +241,18 @@ def test_smallest_size_and_largest_overlap(submission):
 
 
 @pytest.mark.rule(
-    "Every character counts as it is: spaces, line breaks and accented letters "
-    "are cut into chunks unchanged, never removed."
+    "Every character counts as it is: spaces, tabs, line breaks (\\n, \\r\\n and a lone \\r), "
+    "other Unicode whitespace (\\x85, \\u2028, \\u3000) and accented letters are cut into "
+    "chunks unchanged; nothing is removed, normalised or expanded."
 )
-@pytest.mark.points(1)
+@pytest.mark.points(2)
 def test_whitespace_and_accents_are_ordinary_characters(submission):
     expect_result(submission.chunk, ("  ab  cd  ", 4, 1), ["  ab", "b  c", "cd  "])
     expect_result(submission.chunk, ("héllo\nwörld ✓", 5, 2), ["héllo", "lo\nwö", "wörld", "ld ✓"])
+    expect_result(submission.chunk, ("a\tb\r\nc\rd", 3, 1), ["a\tb", "b\r\n", "\nc\r", "\rd"])
+    expect_result(
+        submission.chunk, ("x\x85y\u2028z\u3000w", 2, 0), ["x\x85", "y\u2028", "z\u3000", "w"]
+    )
 
 
 @pytest.mark.rule("Invalid settings raise ValueError even when the text is shorter than size.")
@@ -130,9 +263,14 @@ def test_invalid_settings_raise_even_for_a_short_text(submission):
     expect_raises(submission.chunk, ("a", 0, 0), ValueError)
 
 
-INPUTS = "chunklab.suites.char_chunk.hidden_inputs"
-VALID_RANDOM_CALLS = DrawnCases(f"{INPUTS}:valid_calls", 30)
-INVALID_RANDOM_CALLS = DrawnCases(f"{INPUTS}:invalid_calls", 15)
+@pytest.mark.rule(
+    "Invalid settings raise ValueError even when the text is empty: the settings are checked "
+    "before anything else."
+)
+@pytest.mark.points(1)
+def test_invalid_settings_raise_even_for_an_empty_text(submission):
+    for args in [("", 0, 0), ("", 3, -1), ("", 3, 3), ("", -4, 1)]:
+        expect_raises(submission.chunk, args, ValueError)
 
 
 @pytest.mark.rule(
@@ -149,12 +287,11 @@ def test_random_texts_give_exactly_the_windows(submission, reference):
 
 
 @pytest.mark.rule(
-    "Every invalid setting (size 0 or less, overlap below 0, overlap not smaller than size) "
-    "raises ValueError."
+    "Documents in RAG are long: a text of a million characters is chunked correctly within "
+    "2 seconds, with no recursion limit reached."
 )
-@pytest.mark.points(1)
-def test_random_invalid_settings_raise(submission):
-    send_ahead(submission, "chunk", INVALID_RANDOM_CALLS)
-    expect_for_all(
-        INVALID_RANDOM_CALLS, lambda call: expect_raises(submission.chunk, call, ValueError)
-    )
+@pytest.mark.points(3)
+def test_a_long_document(submission, reference):
+    # Small windows: many chunks, so work that grows with the square of the text shows.
+    call = (long_text(1_000_000), 10, 2)
+    expect_answer_in_time(submission.chunk, call, reference.chunk(*call))

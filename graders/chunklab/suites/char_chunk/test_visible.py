@@ -2,7 +2,7 @@
 
 import pytest
 
-from chunklab.suites.checks import call_text, expect, expect_raises, expect_result, result_of
+from chunklab.suites.checks import expect_raises, expect_result, list_of_strings
 
 pytestmark = pytest.mark.visibility("visible")
 
@@ -10,7 +10,7 @@ pytestmark = pytest.mark.visibility("visible")
 @pytest.mark.rule(
     "Each chunk is the window text[i:i+size]: i starts at 0 and moves forward by size - overlap."
 )
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_windows_move_forward_by_size_minus_overlap(submission):
     # Starts 0, 3, 6: each chunk repeats the last character of the one before.
     expect_result(submission.chunk, ("abcdefgh", 4, 1), ["abcd", "defg", "gh"])
@@ -20,7 +20,7 @@ def test_windows_move_forward_by_size_minus_overlap(submission):
 @pytest.mark.rule(
     "Stop as soon as a window reaches the end of the text, so no tiny trailing scrap follows it."
 )
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_stop_once_a_window_reaches_the_end(submission):
     # Without the stop, a last "g" (or "ef") would follow a window that already ends the text.
     expect_result(submission.chunk, ("abcdefg", 3, 1), ["abc", "cde", "efg"])
@@ -64,7 +64,7 @@ def test_negative_overlap_raises(submission):
     "An overlap equal to or larger than size raises ValueError: "
     "the window would never move forward."
 )
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_overlap_not_smaller_than_size_raises(submission):
     expect_raises(submission.chunk, ("abcdef", 3, 3), ValueError)
     expect_raises(submission.chunk, ("abcdef", 3, 5), ValueError)
@@ -75,10 +75,4 @@ def test_overlap_not_smaller_than_size_raises(submission):
 def test_returns_a_list_of_strings(submission):
     # Only the type is checked here; the other checks look at the chunks themselves.
     for args in [("abcdef", 4, 1), ("", 4, 1)]:
-        chunks = result_of(submission.chunk, *args)
-        expect(
-            isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
-            given=call_text(submission.chunk, args),
-            expected="a list of strings",
-            got=chunks,
-        )
+        list_of_strings(submission.chunk, args)

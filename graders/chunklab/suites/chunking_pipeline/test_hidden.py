@@ -1,31 +1,45 @@
-"""Hidden checks of the chunking_pipeline lesson: edge cases and properties on random texts."""
+"""Hidden checks of the chunking_pipeline lesson: every public rule again on other inputs, edge
+cases, properties on random texts and a long document."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
 
 from chunklab.suites.checks import (
     DrawnCases,
+    building_on,
     expect,
     expect_for_all,
-    result_of,
+    expect_raises,
     same_value,
     shorten,
 )
+from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
 from chunklab.suites.chunking_pipeline.test_visible import (
+    CHUNK_KEYS,
+    PIECES_RULE,
     STORY,
     WORDS,
     Described,
     Pipeline,
-    check_cuts,
+    basic_cuts,
+    check_batch,
+    check_char_starts,
+    check_document_fields,
+    check_dropping_short_chunks,
+    check_lengths,
+    check_no_chunks,
     cut_starts,
+    document_chunks,
     expect_chunks,
+    expect_short_texts,
     keep_all,
+    lengths_first,
     plain,
 )
+from chunklab.suites.long_texts import LONG_TEXT_SECONDS, expect_within, long_text
 
 pytestmark = pytest.mark.visibility("hidden")
 
@@ -146,7 +160,9 @@ def test_char_start_on_repeated_text(submission):
     pipe = keep_all(submission, 20, 5)
     chunks = pipe.process_document(doc)
     given = pipe.given("process_document", doc)
-    starts = cut_starts(body, 5, [chunk["text"] for chunk in chunks], given)
+    expect_short_texts(chunks, 20, given)
+    texts = [chunk["text"] for chunk in chunks]
+    starts = building_on(PIECES_RULE, lambda: cut_starts(body, 5, texts, given))
     for k, (chunk, start) in enumerate(zip(chunks, starts, strict=True)):
         expect(
             chunk["char_start"] == start,
@@ -164,6 +180,9 @@ def test_chunk_index_after_dropping(submission):
     doc = {"id": "story", "title": "A cat", "body": STORY}
     pipe = Pipeline(submission, chunk_size=30, overlap=4, min_chunk_size=14)
     chunks = pipe.process_document(doc)
+    given = pipe.given("process_document", doc)
+    expect_short_texts(chunks, 30, given)
+    expect(len(chunks) > 1, given=given, expected="several chunks", got=chunks)
     indexes = [chunk["chunk_index"] for chunk in chunks]
     expect(
         indexes == list(range(len(chunks))),
@@ -187,6 +206,7 @@ def test_metadata_carried(submission):
         ({"id": "o", "title": "T", "body": STORY, "metadata": None}, {}),
     ):
         chunks = pipe.process_document(doc)
+        expect(chunks != [], given=pipe.given("process_document", doc), expected="chunks", got=[])
         for k, chunk in enumerate(chunks):
             expect(
                 same_value(chunk["metadata"], wanted),
@@ -194,29 +214,6 @@ def test_metadata_carried(submission):
                 expected=f"chunk {k}'s metadata to be {wanted}",
                 got=plain(chunk["metadata"]),
             )
-
-
-@pytest.mark.rule("process_document and process_batch never modify a document or its metadata.")
-@pytest.mark.points(1)
-def test_documents_not_modified(submission):
-    pipe = keep_all(submission, 40, 5)
-    docs = [
-        {"id": "m", "title": "T", "body": STORY, "metadata": {"lang": "en", "tags": ["cat"]}},
-        {"id": "n", "title": "T", "body": WORDS},
-        {"id": "o", "title": "T", "body": "", "metadata": None},
-    ]
-    calls = [("process_document", doc) for doc in docs] + [("process_batch", docs)]
-    for name, argument in calls:
-        before = copy.deepcopy(argument)
-        # Only the argument matters here; what comes back is checked elsewhere.
-        result_of(pipe.method(name), argument)
-        after = submission.last_arguments[0][0]
-        expect(
-            same_value(after, before),
-            given=pipe.given(name, before),
-            expected=f"the argument to be unchanged after the call: {shorten(before)}",
-            got=plain(after),
-        )
 
 
 @pytest.mark.rule("process_batch starts chunk_index again at 0 for each document.")
@@ -227,6 +224,7 @@ def test_batch_counts_index_per_document(submission):
         {"id": "words", "title": "A fox", "body": WORDS},
     ]
     pipe = keep_all(submission, 30, 5)
+    document_chunks(pipe, docs)
     batch = pipe.process_batch(docs)
     for doc in docs:
         indexes = [chunk["chunk_index"] for chunk in batch if chunk["doc_id"] == doc["id"]]
@@ -288,7 +286,12 @@ def test_dropping_keeps_positions(submission):
 def check_dropping(submission: Any, body: str, sizes: tuple[int, int], least: int) -> None:
     chunk_size, overlap = sizes
     doc = random_document(body)
-    every = keep_all(submission, chunk_size, overlap).process_document(doc)
+    cutter = keep_all(submission, chunk_size, overlap)
+    every = cutter.process_document(doc)
+    given = cutter.given("process_document", doc)
+    texts = [chunk["text"] for chunk in every]
+    lengths_first(cutter, body, texts, given)
+    building_on(PIECES_RULE, lambda: cut_starts(body, overlap, texts, given))
     pipe = Pipeline(submission, chunk_size=chunk_size, overlap=overlap, min_chunk_size=least)
     kept = pipe.process_document(doc)
     wanted = [(c["text"], c["char_start"]) for c in every if len(c["text"]) >= least]
@@ -304,3 +307,251 @@ def check_dropping(submission: Any, body: str, sizes: tuple[int, int], least: in
 
 def random_document(body: str) -> dict[str, str]:
     return {"id": "random", "title": "Random", "body": body}
+
+
+# --- The public rules, on other inputs ---------------------------------------------------
+
+MIXED = (
+    "Mixed text: short. Then a longer sentence follows here!\tTabs too?\nYes. "
+    "A-word-without-any-breaks-that-goes-on-and-on here. End."
+)
+
+
+@pytest.mark.rule("A chunk_size of 0 or less raises ValueError.")
+@pytest.mark.points(1)
+def test_chunk_size_must_be_positive_other_settings(submission):
+    for settings in ({"chunk_size": -1, "overlap": 0}, {"chunk_size": 0, "min_chunk_size": 0}):
+        expect_raises(submission.ChunkingPipeline, (), ValueError, **settings)
+
+
+@pytest.mark.rule("A negative overlap or a negative min_chunk_size raises ValueError.")
+@pytest.mark.points(1)
+def test_negative_settings_raise_other_settings(submission):
+    for settings in ({"overlap": -1}, {"chunk_size": 10, "overlap": -5}, {"min_chunk_size": -100}):
+        expect_raises(submission.ChunkingPipeline, (), ValueError, **settings)
+
+
+@pytest.mark.rule("An overlap equal to or larger than chunk_size raises ValueError.")
+@pytest.mark.points(1)
+def test_overlap_must_be_smaller_other_settings(submission):
+    # chunk_size=50 alone keeps the default overlap of 50.
+    for settings in (
+        {"chunk_size": 1, "overlap": 1},
+        {"chunk_size": 7, "overlap": 100},
+        {"chunk_size": 50},
+    ):
+        expect_raises(submission.ChunkingPipeline, (), ValueError, **settings)
+
+
+@pytest.mark.rule(
+    "A text that fits in one window (at most chunk_size characters) is one chunk, whole."
+)
+@pytest.mark.points(1)
+def test_text_that_fits_other_texts(submission):
+    for chunk_size, overlap, text in (
+        (12, 3, "Hello world."),
+        (3, 0, " \t "),
+        (15, 14, "Wait. Go! Ok?"),
+    ):
+        expect_chunks(keep_all(submission, chunk_size, overlap), text, [text])
+
+
+@pytest.mark.rule(
+    "Chunks are consecutive pieces of the text: the first starts at its beginning, each next "
+    "one starts with the last overlap characters of the one before, and the last one ends "
+    "where the text ends."
+)
+@pytest.mark.points(1)
+def test_chunks_are_overlapping_pieces_other_texts(submission):
+    for chunk_size, overlap in ((45, 10), (20, 19), (8, 2)):
+        basic_cuts(keep_all(submission, chunk_size, overlap), MIXED)
+
+
+@pytest.mark.rule(
+    "No chunk is longer than chunk_size characters, so a text longer than that takes "
+    "several chunks."
+)
+@pytest.mark.points(1)
+def test_no_chunk_longer_other_texts(submission):
+    for chunk_size, overlap, text in ((30, 7, MIXED), (9, 8, "x" * 100), (2, 1, "a b. c")):
+        pipe = keep_all(submission, chunk_size, overlap)
+        check_lengths(pipe, text, pipe.chunk_text(text), pipe.given("chunk_text", text))
+
+
+SENTENCES = (
+    "Short. A bit longer than that! Is this the third one? It is. Here comes a long one that "
+    "runs for a while before it stops. Ok! Two more? Last."
+)
+
+
+@pytest.mark.rule(
+    "A chunk ends at the last sentence end in its window (a ., ! or ? followed by whitespace, "
+    "both inside the window), right after the mark or after that whitespace."
+)
+@pytest.mark.points(2)
+def test_ends_at_last_sentence_end_other_texts(submission):
+    for chunk_size, overlap in ((45, 9), (70, 20), (28, 0), (33, 3)):
+        check_cuts(keep_all(submission, chunk_size, overlap), SENTENCES)
+
+
+@pytest.mark.rule(
+    "With no sentence end in its window, a chunk ends at the last whitespace in it (keeping that "
+    "whitespace or not), so no word is cut."
+)
+@pytest.mark.points(2)
+def test_ends_at_last_whitespace_other_texts(submission):
+    text = "pack my box with five dozen liquor jugs\tand then\nsome more  words   after that"
+    for chunk_size, overlap in ((18, 4), (11, 0), (25, 12)):
+        check_cuts(keep_all(submission, chunk_size, overlap), text)
+
+
+@pytest.mark.rule(
+    "With no whitespace in its window, a chunk is cut after exactly chunk_size characters."
+)
+@pytest.mark.points(1)
+def test_hard_cut_other_texts(submission):
+    text = "0123456789" * 5
+    cuts = [(0, 12), (9, 21), (18, 30), (27, 39), (36, 48), (45, 50)]
+    expect_chunks(keep_all(submission, 12, 3), text, [text[a:b] for a, b in cuts])
+
+
+@pytest.mark.rule(
+    "Chunks shorter than min_chunk_size are dropped (not merged) after cutting; a chunk exactly "
+    "min_chunk_size long is kept."
+)
+@pytest.mark.points(1)
+def test_short_chunks_dropped_other_texts(submission):
+    check_dropping_short_chunks(submission, SENTENCES, 25, 5, also=9)
+
+
+@pytest.mark.rule(
+    "process_document returns a list of plain dicts (dict itself, not a subclass such as "
+    "OrderedDict), one per chunk, each with doc_id, chunk_index, text, char_start and metadata."
+)
+@pytest.mark.points(1)
+def test_document_chunk_fields_other_document(submission):
+    body = "0123456789" * 5
+    doc = {"id": "d-2", "title": "Digits", "body": body, "metadata": {"a": [1, 2]}}
+    cuts = [(0, 12), (9, 21), (18, 30), (27, 39), (36, 48), (45, 50)]
+    check_document_fields(keep_all(submission, 12, 3), doc, cuts)
+
+
+@pytest.mark.rule("Each chunk's text is body[char_start:char_start + len(text)].")
+@pytest.mark.points(1)
+def test_char_start_locates_text_other_document(submission):
+    doc = {"id": "mixed", "title": "Mixed", "body": MIXED, "metadata": {"k": "v"}}
+    check_char_starts(submission, doc, [(30, 6, 0), (25, 5, 12)])
+
+
+@pytest.mark.rule("A document whose body is missing, None or empty gives an empty list.")
+@pytest.mark.points(1)
+def test_no_body_other_documents(submission):
+    docs = [
+        {"id": "f", "title": "Only a title"},
+        {"id": 9, "title": "None", "body": None, "metadata": {"a": 1}},
+        {"id": "e", "title": "", "body": "", "metadata": None},
+    ]
+    check_no_chunks(Pipeline(submission, chunk_size=20, overlap=2, min_chunk_size=0), docs)
+
+
+@pytest.mark.rule(
+    "process_batch returns one flat list: the documents in input order, each document's chunks "
+    "in order."
+)
+@pytest.mark.points(1)
+def test_batch_is_flat_and_in_order_other_documents(submission):
+    docs = [
+        {"id": "one", "title": "1", "body": MIXED},
+        {"id": "two", "title": "2"},
+        {"id": "three", "title": "3", "body": SENTENCES, "metadata": None},
+    ]
+    check_batch(keep_all(submission, 35, 5), docs)
+
+
+@pytest.mark.rule(
+    "Only a ., ! or ? directly followed by whitespace ends a sentence: a mark followed by a quote "
+    'or a bracket does not, "Mr. " does (the rules know no abbreviations), and ; or : never do.'
+)
+@pytest.mark.points(2)
+def test_sentence_ends_next_to_other_punctuation(submission):
+    text = (
+        'He left. She said "stop." Then she waited (for a while.) and Mr. Smith came in; '
+        "he sat down: quiet. Nobody spoke?' Later!) they went home; the end"
+    )
+    for chunk_size, overlap in ((30, 5), (40, 0), (25, 3), (55, 10)):
+        check_cuts(keep_all(submission, chunk_size, overlap), text)
+
+
+@pytest.mark.rule(
+    "process_document chunks a body made only of spaces, tabs or line breaks like any other "
+    "text: such a body is not empty."
+)
+@pytest.mark.points(1)
+def test_whitespace_only_body(submission):
+    pipe = keep_all(submission, 10, 2)
+    body = " \t\n  "
+    doc = {"id": "w", "title": "Blank", "body": body}
+    wanted = [{"doc_id": "w", "chunk_index": 0, "text": body, "char_start": 0, "metadata": {}}]
+    chunks = pipe.process_document(doc)
+    expect(
+        [{key: chunk[key] for key in CHUNK_KEYS} for chunk in chunks] == wanted,
+        given=pipe.given("process_document", doc),
+        expected=shorten(wanted),
+        got=plain(chunks),
+    )
+    check_cuts(pipe, " " * 12 + "\n" * 9 + "\t" * 8)
+
+
+@pytest.mark.rule(
+    "doc_id is the document's id exactly as given, whatever its type: an int stays an int."
+)
+@pytest.mark.points(1)
+def test_ids_that_are_not_strings(submission):
+    pipe = keep_all(submission, 40, 5)
+    for doc_id in (7, 0):
+        doc = {"id": doc_id, "title": "Numbered", "body": STORY}
+        chunks = pipe.process_document(doc)
+        expect(chunks != [], given=pipe.given("process_document", doc), expected="chunks", got=[])
+        for k, chunk in enumerate(chunks):
+            expect(
+                same_value(chunk["doc_id"], doc_id),
+                given=pipe.given("process_document", doc),
+                expected=f"chunk {k}'s doc_id to be {doc_id!r}, the int the document has",
+                got=chunk["doc_id"],
+            )
+
+
+@pytest.mark.rule(
+    "Every character of a window counts when looking for where its chunk ends, the first and "
+    "the last included."
+)
+@pytest.mark.points(2)
+def test_window_edges_count(submission):
+    cases = (
+        # A sentence end whose whitespace is the window's last character.
+        (11, 0, "ab. defgh. jklmnopqrstu vw xyz"),
+        # Whitespace as the window's last character, another one earlier.
+        (9, 0, "ab cdefg hijk lmnopq rstuvw"),
+        # The only whitespace of the second window is its first character.
+        (10, 0, "abcdefghij klmnopqrstuvwxyz"),
+        # A sentence mark as the second window's first character.
+        (10, 0, "abcdefghij. klm nopqrstuvw"),
+        (10, 1, "abcdefghi. klm nopqrstuvw xyz"),
+    )
+    for chunk_size, overlap, text in cases:
+        check_cuts(keep_all(submission, chunk_size, overlap), text)
+
+
+@pytest.mark.rule(
+    "Documents in RAG are long: a text of a million characters is chunked correctly within "
+    "2 seconds, with no recursion limit reached."
+)
+@pytest.mark.points(3)
+def test_a_long_document(submission):
+    text = long_text(1_000_000)
+    # Small windows: many chunks, so work that grows with the square of the text shows.
+    pipe = keep_all(submission, 25, 2)
+    chunks: list[list[str]] = []
+    given = pipe.given("chunk_text", text)
+    expect_within(LONG_TEXT_SECONDS, lambda: chunks.append(pipe.chunk_text(text)), given=given)
+    check_cuts(pipe, text, chunks[-1])

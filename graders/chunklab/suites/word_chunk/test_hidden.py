@@ -1,4 +1,5 @@
-"""Hidden checks of word_chunk: the cases the lesson lists, properties, random texts."""
+"""Hidden checks of word_chunk: every public rule again on other inputs, the cases the lesson
+lists, properties, random texts and a long document."""
 
 from itertools import pairwise
 
@@ -6,16 +7,114 @@ import pytest
 
 from chunklab.suites.checks import (
     DrawnCases,
+    building_on,
     call_text,
     expect,
     expect_for_all,
     expect_result,
-    result_of,
+    list_of_strings,
+    same_as_reference,
     send_ahead,
     shorten,
 )
+from chunklab.suites.long_texts import expect_answer_in_time, long_text
 
 pytestmark = pytest.mark.visibility("hidden")
+
+# The rule the overlap check builds on: with the wrong number of chunks or of words in
+# them, how neighbours relate says nothing new.
+COUNT_RULE = (
+    "There are as many chunks as windows it takes to reach the last word, and every chunk "
+    "except the last holds exactly size words."
+)
+
+
+def check_count_and_lengths(fn, args: tuple) -> list[str]:
+    text, size, overlap = args
+    chunks = list_of_strings(fn, args)
+    words = len(text.split())
+    step = size - overlap
+    count = 0 if words == 0 else 1 + max(0, -(-(words - size) // step))
+    expect(len(chunks) == count, given=call_text(fn, args), expected=f"{count} chunks", got=chunks)
+    for k, chunk in enumerate(chunks[:-1]):
+        expect(
+            len(chunk.split()) == size,
+            given=call_text(fn, args),
+            expected=f"chunk {k} to hold {size} words, as every chunk but the last",
+            got=chunk,
+        )
+    return chunks
+
+
+# --- The public rules, on other inputs ---------------------------------------------------
+
+
+@pytest.mark.rule(
+    "A chunk is size consecutive words joined by single spaces, "
+    "and the next chunk starts size - overlap words later."
+)
+@pytest.mark.points(2)
+def test_word_windows_on_other_texts(submission, reference):
+    calls = [
+        ("one two three four five six seven eight", 3, 1),
+        ("retrieval works on pieces of documents not whole ones", 4, 1),
+        ("a b c d e f g", 2, 1),
+    ]
+    same_as_reference(submission, reference, "solve", calls)
+
+
+@pytest.mark.rule("Stop once a chunk holds the last word: no chunk follows it.")
+@pytest.mark.points(2)
+def test_stop_at_the_last_word_on_other_texts(submission, reference):
+    # Each last chunk ends exactly with the last word.
+    calls = [("p q r s t u v", 3, 1), ("w1 w2 w3 w4 w5 w6", 4, 2), ("x y z", 2, 1)]
+    same_as_reference(submission, reference, "solve", calls)
+
+
+@pytest.mark.rule(
+    "The last chunk holds the words that are left, so it may have fewer than size words."
+)
+@pytest.mark.points(1)
+def test_last_chunk_holds_what_is_left_on_other_texts(submission, reference):
+    calls = [("one two three four five six seven", 3, 0), ("a b c d e f", 4, 1)]
+    same_as_reference(submission, reference, "solve", calls)
+
+
+@pytest.mark.rule("A text with no words, empty or only spaces, gives an empty list [].")
+@pytest.mark.points(1)
+def test_no_words_with_other_settings(submission):
+    for args in [("", 1, 0), ("     ", 5, 4), (" ", 1, 0)]:
+        expect_result(submission.solve, args, [])
+
+
+@pytest.mark.rule(
+    "Words are runs of non-whitespace characters: spaces, tabs and line breaks all separate words."
+)
+@pytest.mark.points(1)
+def test_whitespace_separates_words_on_other_texts(submission, reference):
+    calls = [("alpha\nbeta\tgamma  delta\r\nepsilon", 2, 0), ("x\n\ny\t\tz", 1, 0)]
+    same_as_reference(submission, reference, "solve", calls)
+
+
+@pytest.mark.rule("solve returns a list of strings: each chunk is one string, not a list of words.")
+@pytest.mark.points(1)
+def test_returns_a_list_of_strings_on_other_inputs(submission):
+    for args in [("red green blue yellow", 2, 1), ("solo", 3, 2)]:
+        list_of_strings(submission.solve, args)
+
+
+@pytest.mark.rule(
+    "There are as many chunks as windows it takes to reach the last word, and every chunk "
+    "except the last holds exactly size words."
+)
+@pytest.mark.points(2)
+def test_chunk_count_and_words_per_chunk(submission):
+    send_ahead(submission, "solve", OVERLAPPING_CALLS)
+    for call in OVERLAPPING_CALLS:
+        check_count_and_lengths(submission.solve, call)
+
+
+# --- The cases the lesson lists ------------------------------------------------------------
 
 
 @pytest.mark.rule(
@@ -98,12 +197,9 @@ def test_neighbours_share_overlap_words(submission):
     send_ahead(submission, "solve", OVERLAPPING_CALLS)
     for text, size, overlap in OVERLAPPING_CALLS:
         given_text = call_text(submission.solve, (text, size, overlap))
-        chunks = result_of(submission.solve, text, size, overlap)
-        expect(
-            isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
-            given=given_text,
-            expected="a list of strings",
-            got=chunks,
+        call = (text, size, overlap)
+        chunks = building_on(
+            COUNT_RULE, lambda call=call: check_count_and_lengths(submission.solve, call)
         )
         for k, (this, after) in enumerate(pairwise(chunks)):
             shared = this.split()[len(this.split()) - overlap :]
@@ -133,3 +229,14 @@ def test_random_texts_give_exactly_the_word_windows(submission, reference):
         RANDOM_CALLS,
         lambda call: expect_result(submission.solve, call, reference.solve(*call)),
     )
+
+
+@pytest.mark.rule(
+    "Documents in RAG are long: a text of a million characters is chunked correctly within "
+    "2 seconds, with no recursion limit reached."
+)
+@pytest.mark.points(3)
+def test_a_long_document(submission, reference):
+    # Small windows: many chunks, so work that grows with the square of the text shows.
+    call = (long_text(1_000_000), 3, 1)
+    expect_answer_in_time(submission.solve, call, reference.solve(*call))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from chunklab.suites.checks import call_text, expect, expect_result, result_of
+from chunklab.suites.checks import expect_result, list_of_strings
 
 pytestmark = pytest.mark.visibility("visible")
 
@@ -11,7 +11,7 @@ pytestmark = pytest.mark.visibility("visible")
     "A chunk is size consecutive words joined by single spaces, "
     "and the next chunk starts size - overlap words later."
 )
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_worked_example_the_cat_sat_on_the_red_mat(submission):
     expect_result(
         submission.solve,
@@ -21,7 +21,7 @@ def test_worked_example_the_cat_sat_on_the_red_mat(submission):
 
 
 @pytest.mark.rule("Stop once a chunk holds the last word: no chunk follows it.")
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_stop_once_a_chunk_holds_the_last_word(submission):
     # Going on would add "e" alone, a word the chunk before already holds.
     expect_result(submission.solve, ("a b c d e", 3, 1), ["a b c", "c d e"])
@@ -45,7 +45,7 @@ def test_a_text_with_no_words_gives_an_empty_list(submission):
 @pytest.mark.rule(
     "Words are runs of non-whitespace characters: spaces, tabs and line breaks all separate words."
 )
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_spaces_tabs_and_line_breaks_separate_words(submission):
     expect_result(submission.solve, ("a\tb\nc d", 2, 1), ["a b", "b c", "c d"])
 
@@ -55,10 +55,4 @@ def test_spaces_tabs_and_line_breaks_separate_words(submission):
 def test_returns_a_list_of_strings(submission):
     # Only the type is checked here; the other checks look at the chunks themselves.
     for args in [("one two three", 2, 1), ("", 2, 1)]:
-        chunks = result_of(submission.solve, *args)
-        expect(
-            isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
-            given=call_text(submission.solve, args),
-            expected="a list of strings",
-            got=chunks,
-        )
+        list_of_strings(submission.solve, args)

@@ -1,0 +1,97 @@
+"""Where the lesson's cutting rules let each chunk end: the grading side of chunking_pipeline.
+
+This is the lesson's algorithm, written as a check. It stays with the hidden
+checks and never goes to students: the public checks carry fixed tables of the
+ends it allows on their own texts (`public_cuts.json`), made from it by
+`python -m chunklab.authoring.build_public_cuts`.
+"""
+
+from __future__ import annotations
+
+from chunklab.suites.chunking_pipeline.test_visible import (
+    SENTENCE_MARKS,
+    Pipeline,
+    basic_cuts,
+    check_endings,
+)
+
+
+def allowed_ends(text: str, start: int, chunk_size: int, overlap: int) -> dict[int, str]:
+    """Every place a chunk cut at `start` may end, and which rule puts it there.
+
+    Only for a window that does not reach the end of the text. Each way of reading
+    the open choices gives one end; all of them are allowed.
+    """
+    stop = start + chunk_size
+    # An end below this would not move the next chunk (which starts `overlap`
+    # characters before the end) past this chunk's start.
+    lowest = start + overlap + 1
+    ends: dict[int, str] = {}
+    fall_back = True
+    # The last sentence mark followed by whitespace in the window, searched from its end.
+    mark = next(
+        (
+            i
+            for i in range(stop - 2, start - 1, -1)
+            if text[i] in SENTENCE_MARKS and text[i + 1].isspace()
+        ),
+        None,
+    )
+    if mark is not None:
+        run_end = mark + 1
+        while run_end < stop and text[run_end].isspace():
+            run_end += 1
+        # Right after the mark, after one whitespace character, after the whole run.
+        readings = (mark + 1, mark + 2, run_end)
+        ends.update({end: "sentence" for end in readings if end >= lowest})
+        fall_back = any(end < lowest for end in readings)
+    if not fall_back:
+        return ends
+    space = next((j for j in range(stop - 1, start - 1, -1) if text[j].isspace()), None)
+    hard_cut = space is None
+    if space is not None:
+        run_start = space
+        while run_start > start and text[run_start - 1].isspace():
+            run_start -= 1
+        # Keeping the whitespace, dropping it, or dropping the whole run before the cut.
+        for end in (space + 1, space, run_start):
+            if end >= lowest:
+                ends.setdefault(end, "word")
+            else:
+                hard_cut = True
+    if hard_cut:
+        ends.setdefault(stop, "hard")
+    return ends
+
+
+def check_cuts(pipe: Pipeline, text: str, chunks: list[str] | None = None) -> list[str]:
+    """chunk_text's chunks of `text` (min_chunk_size 0), checked against every cutting rule.
+
+    The basic rules come first (lengths, then consecutive pieces); when one is
+    broken, the feedback says to fix it first. `chunks`, when given, are what
+    chunk_text already returned.
+    """
+    given = pipe.given("chunk_text", text)
+    chunks, starts = basic_cuts(pipe, text, chunks)
+    check_endings(
+        text,
+        pipe.chunk_size,
+        chunks,
+        starts,
+        given,
+        lambda start: allowed_ends(text, start, pipe.chunk_size, pipe.overlap),
+    )
+    return chunks
+
+
+def ends_table(text: str, chunk_size: int, overlap: int) -> dict[int, dict[int, str]]:
+    """The allowed ends for every start that some allowed chunking reaches."""
+    table: dict[int, dict[int, str]] = {}
+    waiting = [0]
+    while waiting:
+        start = waiting.pop()
+        if start in table or start + chunk_size >= len(text):
+            continue
+        table[start] = allowed_ends(text, start, chunk_size, overlap)
+        waiting += [end - overlap for end in table[start]]
+    return dict(sorted(table.items()))

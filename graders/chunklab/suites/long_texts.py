@@ -1,0 +1,68 @@
+"""Long documents for the checks that every lesson's code copes with one: RAG documents are long.
+
+A million characters is far more than any other check sends, so code whose work
+grows with the square of the text (slicing off the rest of the text at every
+step, searching the text from its start for every chunk) or that recurses once
+per chunk fails here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from functools import cache
+
+from chunklab.suites.checks import Lazy, RuleBroken, call_text, expect_result
+
+# The time a long document may take, stated in each lesson's rule; well above what a
+# plain loop needs (a few hundredths of a second) and far below what quadratic work needs.
+LONG_TEXT_SECONDS = 2.0
+
+WORDS = (
+    "retrieval chunk the a document long of manual vector index fact question answer "
+    "model prompt search passage Mr. e.g. résumé naïve 3.14 RAG overlap window"
+).split()
+GAPS = (" ", " ", " ", " ", " ", "\n", ". ", "! ", "? ", "\t", ", ", "; ", ": ", ".\n\n")
+
+
+@cache
+def long_text(length: int) -> str:
+    """The same text of `length` characters every time: words, sentence ends, all kinds of gaps."""
+    draw = random.Random(length)
+    parts: list[str] = []
+    total = 0
+    while total < length:
+        piece = draw.choice(WORDS) + draw.choice(GAPS)
+        parts.append(piece)
+        total += len(piece)
+    return "".join(parts)[:length]
+
+
+def expect_within(
+    seconds: float, check: Callable[[], object], *, given: str | Lazy, tries: int = 2
+) -> None:
+    """Run `check` (which calls the submission) and require it to finish within `seconds`.
+
+    A right answer that came too slowly is asked for again, up to `tries` times in all:
+    a busy grading machine can slow one call down, but work that grows with the square
+    of the text is slow every time.
+    """
+    spent: list[float] = []
+    while len(spent) < tries:
+        started = time.monotonic()
+        check()
+        spent.append(time.monotonic() - started)
+        if spent[-1] <= seconds:
+            return
+    raise RuleBroken(
+        f"Input: {given}\nExpected: the right answer within {seconds:g} seconds\n"
+        f"Got: the right answer after {min(spent):.1f} seconds at best, in {tries} tries"
+    )
+
+
+def expect_answer_in_time(fn: Callable[..., object], args: tuple, expected: object) -> None:
+    """`fn(*args)` must give exactly `expected` within LONG_TEXT_SECONDS."""
+    expect_within(
+        LONG_TEXT_SECONDS, lambda: expect_result(fn, args, expected), given=call_text(fn, args)
+    )
