@@ -154,19 +154,28 @@ class ClassTally:
 
     @staticmethod
     def _count_tests(count: LessonCount, tests: list[dict[str, Any]]) -> None:
+        # A rule may be checked by several tests (a public one and its hidden twin):
+        # a submission breaks the rule once, however many of its tests fail.
+        by_rule: dict[str, list[dict[str, Any]]] = {}
         for test in tests:
-            name = str(test.get("name", ""))
-            rule = count.rules.setdefault(
-                name, RuleCount(str(test.get("rule", "")), str(test.get("visibility", "")))
-            )
+            by_rule.setdefault(str(test.get("rule") or test.get("name", "")), []).append(test)
+        for text, group in by_rule.items():
+            visible = any(t.get("visibility") == "visible" for t in group)
+            rule = count.rules.setdefault(text, RuleCount(text, "visible" if visible else "hidden"))
+            if visible:
+                rule.visibility = "visible"
             rule.tested += 1
-            if test.get("outcome") == "passed":
+            broken = [t for t in group if t.get("outcome") != "passed"]
+            if not broken:
                 continue
             rule.broken += 1
-            rule.points_lost += float(test.get("max_score") or 0) - float(test.get("score") or 0)
-            given = feedback_lines(str(test.get("feedback") or "")).get("Input", "")
-            if given and (rule.shortest_input is None or len(given) < len(rule.shortest_input)):
-                rule.shortest_input = given
+            for test in broken:
+                rule.points_lost += float(test.get("max_score") or 0) - float(
+                    test.get("score") or 0
+                )
+                given = feedback_lines(str(test.get("feedback") or "")).get("Input", "")
+                if given and (rule.shortest_input is None or len(given) < len(rule.shortest_input)):
+                    rule.shortest_input = given
 
     @staticmethod
     def _count_problems(count: LessonCount, report: dict[str, Any]) -> None:
