@@ -53,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--resume", action="store_true", help="skip submissions already graded in --out"
     )
+    grade.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="grade on the Dask cluster whose scheduler is at ADDRESS (chunklab[dask])",
+    )
     Limits.add_arguments(grade)
 
     check = commands.add_parser("check", help="a student's self-check: public tests only")
@@ -91,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 output_format=args.format,
                 resume=args.resume,
                 limits=Limits.from_arguments(args),
+                dask=args.dask,
             )
         if args.command == "check":
             from chunklab.commands.check import check_command

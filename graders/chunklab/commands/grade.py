@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from chunklab.batch import grade_many
+from chunklab.cluster.on_dask import grade_on_dask
 from chunklab.kit import find_kit
 from chunklab.reading.read import find_submissions
 from chunklab.sandbox.limits import Limits
@@ -40,6 +42,7 @@ def grade_command(
     output_format: str,
     resume: bool,
     limits: Limits,
+    dask: str | None = None,
 ) -> int:
     started = time.monotonic()
     kit = find_kit(Path.cwd())
@@ -75,7 +78,8 @@ def grade_command(
             take(index, report)
     progress = ProgressBar(len(todo), sys.stderr)
     print_ready()
-    for index, report in grade_many(todo, lesson_id, kit, limits, jobs):
+    grade = partial(grade_on_dask, dask) if dask else grade_many
+    for index, report in grade(todo, lesson_id, kit, limits, jobs):
         take(index, report)
         if out_dir is not None:
             write_json(

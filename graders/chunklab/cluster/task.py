@@ -1,0 +1,139 @@
+"""What runs on a Dask worker: one group of submissions, graded by one grading session.
+
+The task unpacks its submissions in a folder of its own and grades them with
+a grading session of its own (its zygote, its workers), then removes both:
+run twice, on the same worker or another, it gives the same reports, which
+is what lets Dask run it again when a worker dies.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import importlib.metadata
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from chunklab.cluster.parcel import Parcel, unpack
+from chunklab.errors import ChunklabError
+from chunklab.grading import GradingSession, error_report, grade_submissions
+from chunklab.kit import PACKAGE_DIR, Kit, find_kit
+from chunklab.lessons import LESSONS
+from chunklab.reading.read import SubmissionPath
+from chunklab.sandbox.limits import Limits
+from chunklab.scoring.report import GradeReport, Problem
+
+Result = tuple[int, dict[str, Any]]
+
+# pytest keeps its state in the process: two grading sessions must never run at once in
+# one worker process, whatever number of threads it was started with.
+ONE_SESSION_AT_A_TIME = threading.Lock()
+
+
+class VersionMismatchError(ChunklabError):
+    """A worker has another chunklab installed than the machine that sent the task."""
+
+    kind = "version_mismatch"
+
+
+def kit_stamp(kit: Kit) -> str:
+    """The installed version and a digest of what decides a grade: code, suites, references.
+
+    Two checkouts of the same version that differ in a grader test or a reference
+    solution would grade differently; the digest tells them apart.
+    """
+    try:
+        version = importlib.metadata.version("chunklab")
+    except importlib.metadata.PackageNotFoundError:
+        version = "not installed"
+    digest = hashlib.sha256()
+    code = [p for p in PACKAGE_DIR.rglob("*") if p.suffix in (".py", ".json", ".ini")]
+    named = [(p.relative_to(PACKAGE_DIR).as_posix(), p) for p in code]
+    named += [(f"solutions/{p.name}", p) for p in kit.solutions.glob("*.py")]
+    for name, path in sorted(named):
+        if "__pycache__" not in name:
+            digest.update(f"{name}\0{path.stat().st_size}\0".encode())
+            digest.update(path.read_bytes())
+    return f"{version} (kit {digest.hexdigest()[:12]})"
+
+
+def refuse_other_version(sent_from: str, here: str, where: str) -> None:
+    if sent_from != here:
+        raise VersionMismatchError(
+            f"the Dask worker {where} has chunklab {here} but this machine has "
+            f"chunklab {sent_from}; install the same checkout on every worker "
+            "(pip install -e . in it) and grade again"
+        )
+
+
+def worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "(not in a Dask worker)"
+
+
+def grade_parcels(
+    parcels: list[Parcel], lesson_id: str | None, limits: Limits, stamp: str
+) -> list[Result]:
+    """(index, report) for every parcel: the task a Dask worker runs."""
+    kit = find_kit(Path.cwd())
+    refuse_other_version(stamp, kit_stamp(kit), worker_address())
+    with ONE_SESSION_AT_A_TIME, tempfile.TemporaryDirectory(prefix="chunklab-task-") as scratch:
+        session = GradingSession(kit, limits)
+        try:
+            return grade_unpacked(parcels, lesson_id, session, Path(scratch))
+        finally:
+            session.close()
+            gc.collect()
+
+
+def grade_unpacked(
+    parcels: list[Parcel], lesson_id: str | None, session: GradingSession, scratch: Path
+) -> list[Result]:
+    results: dict[int, dict[str, Any]] = {}
+    readable: list[tuple[int, SubmissionPath]] = []
+    for parcel in parcels:
+        if parcel.refusal is not None:
+            lesson = LESSONS.get(lesson_id) if lesson_id else None
+            report = error_report(parcel.display, lesson, parcel.refusal, session, 0.0)
+            results[parcel.index] = report.to_json()
+            continue
+        # Each in a folder of its own: two submissions may share a name and a parent's name.
+        path = unpack(parcel, scratch / str(parcel.index))
+        readable.append((parcel.index, SubmissionPath(path, parcel.display)))
+    results.update(grade_safely(readable, lesson_id, session))
+    return [(parcel.index, results[parcel.index]) for parcel in parcels]
+
+
+def grade_safely(
+    items: list[tuple[int, SubmissionPath]], lesson_id: str | None, session: GradingSession
+) -> dict[int, dict[str, Any]]:
+    """Reports for the items; a defect that stops the group is retried one at a time."""
+    try:
+        reports = grade_submissions([item for _, item in items], lesson_id, session)
+    except Exception as error:
+        if len(items) > 1:
+            return {
+                k: v for one in items for k, v in grade_safely([one], lesson_id, session).items()
+            }
+        return {items[0][0]: failed(items[0][1].display, error)}
+    return {index: report.to_json() for (index, _), report in zip(items, reports, strict=True)}
+
+
+def failed(display: str, error: BaseException) -> dict[str, Any]:
+    """The report of a submission the grader itself failed on (never the student's fault)."""
+    if isinstance(error, ChunklabError):
+        problem = Problem(error.kind, str(error))
+    else:
+        problem = Problem(
+            "internal",
+            f"the grader failed on this submission "
+            f"({type(error).__name__}: {error}); grade it again, and report it "
+            "to the kit's maintainers if it happens again",
+        )
+    return GradeReport(lesson=None, submission=display, status="error", errors=(problem,)).to_json()
