@@ -9,8 +9,10 @@ reports waiting for their turn in input order stay few.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
+from concurrent.futures import CancelledError
 from typing import Any
 
 from chunklab.cluster.parcel import pack
@@ -90,14 +92,26 @@ def grade_on_dask(
     del jobs
     client = connect(address)
     try:
-        yield from stream(client, address, items, lesson_id, kit, limits, group_size)
+        yield from stream(client, items, lesson_id, kit, limits, group_size)
+    except (OSError, CancelledError):  # the connection closed while sending or asking
+        raise lost(address) from None
     finally:
+        close_quietly(client)
+
+
+def close_quietly(client: Any) -> None:
+    """Close the client; a scheduler already lost is reported once, by our own error."""
+    logger = logging.getLogger("distributed.client")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
         client.close()
+    finally:
+        logger.setLevel(level)
 
 
 def stream(
     client: Any,
-    address: str,
     items: Group,
     lesson_id: str | None,
     kit: Kit,
@@ -127,24 +141,26 @@ def stream(
             finished.add(future)
 
     send_more()
-    done = 0
     for future in finished:
         group = held.pop(future)
-        yield from outcome(future, group, address, done, len(items))
-        done += len(group)
+        yield from outcome(future, group)
         future.release()
         send_more()
 
 
-def outcome(future: Any, group: Group, address: str, done: int, total: int) -> list[Result]:
+def lost(address: str) -> SchedulerLostError:
+    return SchedulerLostError(
+        f"lost the Dask scheduler at {address}; the reports printed so far are written: "
+        "run the same command with --resume to grade the rest"
+    )
+
+
+def outcome(future: Any, group: Group) -> list[Result]:
     """The group's reports; a task that kept failing is reported, never dropped."""
     if future.status == "finished":
         return future.result()
     if future.status == "cancelled":
-        raise SchedulerLostError(
-            f"lost the Dask scheduler at {address} after {done} of {total} submissions; "
-            "what was graded is written: run the same command with --resume to grade the rest"
-        )
+        raise CancelledError  # the scheduler forgot it: it went away
     error = future.exception()
     if isinstance(error, ChunklabError):
         raise error  # a misconfigured worker (another version, no kit): nothing it grades counts

@@ -1,0 +1,293 @@
+"""Grading on a Dask cluster gives what grading here gives, and survives a cluster's faults."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from distributed import Client, LocalCluster
+
+from chunklab.batch import grade_many
+from chunklab.cluster import on_dask
+from chunklab.cluster.on_dask import SchedulerLostError, grade_on_dask, task_groups
+from chunklab.cluster.parcel import pack, unpack
+from chunklab.cluster.task import VersionMismatchError, grade_parcels, kit_stamp
+from chunklab.kit import Kit
+from chunklab.lessons import LESSONS
+from chunklab.reading.read import SubmissionPath, find_submissions
+from chunklab.sandbox.limits import Limits
+from chunklab.validation import as_notebook, expectations
+from tests.conftest import KIT_ROOT
+
+KIT = Kit(KIT_ROOT)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    with LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    ) as local:
+        yield local
+
+
+@pytest.fixture(scope="module")
+def client(cluster: LocalCluster) -> Iterator[Client]:
+    with Client(cluster.scheduler_address, set_as_default=False) as connected:
+        yield connected
+
+
+def comparable(report: dict[str, Any]) -> dict[str, Any]:
+    """A report without what differs from machine to machine."""
+    return {k: v for k, v in report.items() if k not in ("duration_s", "isolation")}
+
+
+def comparable_lines(stdout: str) -> list[dict[str, Any]]:
+    return [comparable(json.loads(line)) for line in stdout.splitlines()]
+
+
+def graded_once(results: Iterator[tuple[int, dict[str, Any]]], count: int) -> list[dict]:
+    """The reports in input order, after checking that each came exactly once."""
+    pairs = list(results)
+    assert sorted(index for index, _ in pairs) == list(range(count))
+    return [comparable(report) for _, report in sorted(pairs, key=lambda pair: pair[0])]
+
+
+def copied_class(folder: Path, copies: int) -> Path:
+    """The sample class, `copies` times over, under names that keep each lesson."""
+    folder.mkdir()
+    for copy in range(copies):
+        for entry in sorted((KIT_ROOT / "samples").iterdir()):
+            target = folder / f"s{copy:02d}_{entry.name}"
+            if entry.is_dir():
+                shutil.copytree(entry, target)
+            else:
+                shutil.copy(entry, target)
+    return folder
+
+
+def test_the_sample_class_grades_on_dask_as_it_does_here(chunklab, cluster, tmp_path):
+    here = chunklab("grade", "--out", tmp_path / "here", "samples/")
+    there = chunklab(
+        "grade", "--dask", cluster.scheduler_address, "--out", tmp_path / "there", "samples/"
+    )
+    assert (here.exit_code, there.exit_code) == (0, 0)
+    assert len(here.reports) == 7
+    assert comparable_lines(there.stdout) == comparable_lines(here.stdout)
+    assert there.stderr == here.stderr  # the same table
+    for name in ("gradebook.csv",):
+        assert (tmp_path / "there" / name).read_text() == (tmp_path / "here" / name).read_text()
+
+
+def test_resume_on_dask_grades_only_what_is_missing(chunklab, cluster, tmp_path):
+    here = chunklab("grade", "--out", tmp_path, "samples/")
+    written = sorted((tmp_path / "submissions").iterdir())
+    for path in written[:3]:
+        path.unlink()
+    kept = {path: path.read_bytes() for path in written[3:]}
+    resumed = chunklab(
+        "grade", "--dask", cluster.scheduler_address, "--resume", "--out", tmp_path, "samples/"
+    )
+    assert resumed.exit_code == 0
+    assert comparable_lines(resumed.stdout) == comparable_lines(here.stdout)
+    assert {path: path.read_bytes() for path in written[3:]} == kept  # not graded again
+    assert sorted((tmp_path / "submissions").iterdir()) == written
+
+
+def test_the_validate_corpus_grades_on_dask_as_it_does_here(cluster, tmp_path):
+    cases = [case for lesson in LESSONS.values() for case in expectations(KIT, lesson)]
+    cases += [as_notebook(case, tmp_path) for case in cases if case.kind != "mistake"]
+    items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
+    limits = Limits(call_seconds=1.0)
+    here = graded_once(grade_many(items, None, KIT, limits, 2), len(items))
+    there = graded_once(
+        grade_on_dask(cluster.scheduler_address, items, None, KIT, limits, 1), len(items)
+    )
+    assert there == here
+
+
+def test_a_worker_killed_mid_run_loses_and_repeats_nothing(cluster, client, tmp_path):
+    items = list(enumerate(find_submissions([copied_class(tmp_path / "class", 4)])))
+    limits = Limits()
+    here = graded_once(grade_many(items, None, KIT, limits, 1), len(items))
+    pids = client.run(os.getpid)
+    killed: list[str] = []
+
+    def kill_a_busy_worker(
+        results: Iterator[tuple[int, dict[str, Any]]],
+    ) -> Iterator[tuple[int, dict[str, Any]]]:
+        for pair in results:
+            if not killed:
+                busy = [address for address, keys in client.processing().items() if keys]
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed.append(busy[0])
+            yield pair
+
+    run = grade_on_dask(cluster.scheduler_address, items, None, KIT, limits, 1, group_size=2)
+    there = graded_once(kill_a_busy_worker(run), len(items))
+    assert killed and killed[0] not in client.run(os.getpid)  # it really died
+    assert there == here
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the next test
+
+
+def test_a_worker_with_another_version_refuses_the_task(client):
+    [parcel] = [pack(0, SubmissionPath(KIT_ROOT / "samples" / "alice", "samples/alice"))]
+    future = client.submit(
+        grade_parcels, [parcel], None, Limits(), "0.0.1 (kit 000000000000)", pure=False
+    )
+    with pytest.raises(VersionMismatchError) as refused:
+        future.result()
+    message = str(refused.value)
+    assert "chunklab 0.0.1 (kit 000000000000)" in message
+    assert f"chunklab {kit_stamp(KIT)}" in message
+    assert "tcp://" in message  # which worker
+
+
+def test_a_run_that_meets_another_version_stops_with_both_named(chunklab, cluster, monkeypatch):
+    monkeypatch.setattr(on_dask, "kit_stamp", lambda kit: "9.9.9 (kit 999999999999)")
+    result = chunklab("grade", "--dask", cluster.scheduler_address, "samples/bob_char_chunk.py")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "has chunklab" in result.stderr
+    assert "this machine has chunklab 9.9.9 (kit 999999999999)" in result.stderr
+    assert kit_stamp(KIT) in result.stderr
+
+
+def test_the_stamp_changes_with_a_reference_solution(tmp_path):
+    kit = Kit(tmp_path)
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "solutions" / "char_chunk.py").write_text("def chunk(t, s, o):\n    return []\n")
+    before = kit_stamp(kit)
+    (tmp_path / "solutions" / "char_chunk.py").write_text("def chunk(t, s, o):\n    return [t]\n")
+    assert kit_stamp(kit) != before
+    assert before.split(" ")[0] == kit_stamp(KIT).split(" ")[0]  # the version, then the digest
+
+
+def test_a_lost_scheduler_ends_the_run_with_a_message_naming_resume(tmp_path):
+    scheduler_file = tmp_path / "scheduler.json"
+    dask = Path(sys.executable).parent / "dask"
+    scheduler = subprocess.Popen(
+        [dask, "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", scheduler_file],
+        stderr=subprocess.DEVNULL,
+    )
+    worker = subprocess.Popen(
+        [dask, "worker", "--scheduler-file", scheduler_file, "--nthreads", "1", "--no-dashboard"],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with Client(scheduler_file=str(scheduler_file), timeout=60) as watcher:
+            watcher.wait_for_workers(1, timeout=60)
+            address = watcher.scheduler.address
+        items = list(enumerate(find_submissions([copied_class(tmp_path / "class", 3)])))
+        received = []
+        with pytest.raises(SchedulerLostError) as stopped:
+            for pair in grade_on_dask(address, items, None, KIT, Limits(), 1, group_size=1):
+                if not received:
+                    scheduler.kill()
+                received.append(pair)
+        assert 0 < len(received) < len(items)
+        assert str(stopped.value) == (
+            f"lost the Dask scheduler at {address}; the reports printed so far are written: "
+            "run the same command with --resume to grade the rest"
+        )
+    finally:
+        for process in (worker, scheduler):
+            process.kill()
+            process.wait()
+
+
+def test_an_unreachable_scheduler_is_named(chunklab, monkeypatch):
+    monkeypatch.setattr(on_dask, "CONNECT_SECONDS", 1)
+    result = chunklab("grade", "--dask", "tcp://127.0.0.1:9", "samples/alice")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "chunklab grade: cannot reach the Dask scheduler at tcp://127.0.0.1:9"
+    )
+
+
+def test_links_and_fifos_are_reported_never_followed(cluster, tmp_path):
+    secret = tmp_path / "secret_char_chunk.py"
+    secret.write_text((KIT_ROOT / "solutions" / "char_chunk.py").read_text())
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "a_link_char_chunk.py").symlink_to(secret)
+    os.mkfifo(folder / "b_fifo_char_chunk.py")
+    (folder / "c_folder").mkdir()
+    (folder / "c_folder" / "char_chunk.py").symlink_to(secret)
+    (folder / "d_linked_folder").symlink_to(folder / "c_folder")
+    items = list(enumerate(find_submissions([folder])))
+    reports = graded_once(
+        grade_on_dask(cluster.scheduler_address, items, "char_chunk", KIT, Limits(), 1), 4
+    )
+    expected = [
+        ("a_link_char_chunk.py", "a symbolic link"),
+        ("b_fifo_char_chunk.py", "not a regular file or folder"),
+        ("char_chunk.py", "a symbolic link"),
+        ("d_linked_folder", "a symbolic link"),
+    ]
+    for report, (name, what) in zip(reports, expected, strict=True):
+        assert report["status"] == "error"
+        assert report["lesson"] == "char_chunk"
+        assert report["score"] == 0 and report["max_score"] == 25
+        assert report["errors"] == [
+            {
+                "kind": "unreadable",
+                "message": f"{name} is {what}; it is never followed or opened. "
+                "Hand in the file or the folder itself",
+            }
+        ]
+
+
+def test_a_packed_submission_unpacks_under_the_names_it_had(tmp_path):
+    student = tmp_path / "char_chunk_class" / "alice"
+    (student / "helpers").mkdir(parents=True)
+    (student / "main.py").write_text("x = 1\n")
+    (student / "helpers" / "tools.py").write_bytes(b"\x00binary")
+    (student / "notes.txt").write_text("not a submission file: stays here")
+    parcel = pack(5, SubmissionPath(student, "given/alice"))
+    assert (parcel.index, parcel.display, parcel.name, parcel.parent) == (
+        5,
+        "given/alice",
+        "alice",
+        "char_chunk_class",
+    )
+    assert [f.relative for f in parcel.files] == ["main.py", "helpers/tools.py"]
+    unpacked = unpack(parcel, tmp_path / "worker")
+    assert unpacked == tmp_path / "worker" / "char_chunk_class" / "alice"
+    assert sorted(p.relative_to(unpacked).as_posix() for p in unpacked.rglob("*.py")) == [
+        "helpers/tools.py",
+        "main.py",
+    ]
+    assert (unpacked / "helpers" / "tools.py").read_bytes() == b"\x00binary"
+    assert not (unpacked / "notes.txt").exists()
+
+
+def test_a_file_over_the_limit_travels_as_its_size_only(tmp_path):
+    big = tmp_path / "big_char_chunk.py"
+    with open(big, "wb") as file:
+        file.truncate(6_000_000)
+    parcel = pack(0, SubmissionPath(big, str(big)))
+    assert [(f.data, f.size) for f in parcel.files] == [(b"", 6_000_000)]
+    unpacked = unpack(parcel, tmp_path / "worker")
+    assert unpacked.stat().st_size == 6_000_000
+    assert unpacked.stat().st_blocks * 512 < 6_000_000  # sparse: nothing was sent
+
+
+def test_task_groups_take_every_item_once_from_stretches_of_the_input():
+    names = ["a_char_chunk.py", "b_word_chunk.py", "c.ipynb", "d_char_chunk.py"] * 30
+    items = [(i, SubmissionPath(Path(name), name)) for i, name in enumerate(names)]
+    groups = list(task_groups(items, 5))
+    assert sorted(index for group in groups for index, _ in group) == list(range(120))
+    assert all(len(group) <= 5 for group in groups)
+    stretch = 5 * on_dask.STRETCH_GROUPS
+    for group in groups:
+        assert len({index // stretch for index, _ in group}) == 1
+    lessons_per_group = [len({Path(item.display).stem[2:] for _, item in g}) for g in groups]
+    assert lessons_per_group.count(1) >= len(groups) - 3 * (120 // stretch)
