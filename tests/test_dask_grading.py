@@ -16,10 +16,11 @@ import pytest
 from distributed import Client, LocalCluster
 
 from chunklab.batch import grade_many
-from chunklab.cluster import on_dask
+from chunklab.cluster import on_dask, task
 from chunklab.cluster.on_dask import SchedulerLostError, grade_on_dask, task_groups
 from chunklab.cluster.parcel import pack, unpack
 from chunklab.cluster.task import VersionMismatchError, grade_parcels, kit_stamp
+from chunklab.errors import KitLayoutError
 from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
 from chunklab.reading.read import SubmissionPath, find_submissions
@@ -60,17 +61,10 @@ def graded_once(results: Iterator[tuple[int, dict[str, Any]]], count: int) -> li
     return [comparable(report) for _, report in sorted(pairs, key=lambda pair: pair[0])]
 
 
-def copied_class(folder: Path, copies: int) -> Path:
-    """The sample class, `copies` times over, under names that keep each lesson."""
-    folder.mkdir()
-    for copy in range(copies):
-        for entry in sorted((KIT_ROOT / "samples").iterdir()):
-            target = folder / f"s{copy:02d}_{entry.name}"
-            if entry.is_dir():
-                shutil.copytree(entry, target)
-            else:
-                shutil.copy(entry, target)
-    return folder
+def copied_class(folder: Path, copies: int) -> list[tuple[int, SubmissionPath]]:
+    """The sample class, `copies` times over, as numbered items."""
+    paths = [shutil.copytree(KIT_ROOT / "samples", folder / f"copy{n}") for n in range(copies)]
+    return list(enumerate(find_submissions(paths)))
 
 
 def test_the_sample_class_grades_on_dask_as_it_does_here(chunklab, cluster, tmp_path):
@@ -115,7 +109,7 @@ def test_the_validate_corpus_grades_on_dask_as_it_does_here(cluster, tmp_path):
 
 
 def test_a_worker_killed_mid_run_loses_and_repeats_nothing(cluster, client, tmp_path):
-    items = list(enumerate(find_submissions([copied_class(tmp_path / "class", 4)])))
+    items = copied_class(tmp_path, 4)
     limits = Limits()
     here = graded_once(grade_many(items, None, KIT, limits, 1), len(items))
     pids = client.run(os.getpid)
@@ -186,7 +180,7 @@ def test_a_lost_scheduler_ends_the_run_with_a_message_naming_resume(tmp_path):
         with Client(scheduler_file=str(scheduler_file), timeout=60) as watcher:
             watcher.wait_for_workers(1, timeout=60)
             address = watcher.scheduler.address
-        items = list(enumerate(find_submissions([copied_class(tmp_path / "class", 3)])))
+        items = copied_class(tmp_path / "class", 3)
         received = []
         with pytest.raises(SchedulerLostError) as stopped:
             for pair in grade_on_dask(address, items, None, KIT, Limits(), 1, group_size=1):
@@ -292,3 +286,26 @@ def test_task_groups_take_every_item_once_from_stretches_of_the_input():
         assert len({index // stretch for index, _ in group}) == 1
     lessons_per_group = [len({Path(item.display).stem[2:] for _, item in g}) for g in groups]
     assert lessons_per_group.count(1) >= len(groups) - 3 * (120 // stretch)
+
+
+def test_without_distributed_installed_the_option_says_what_to_install(chunklab, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import fails as if not installed
+    result = chunklab("grade", "--dask", "tcp://127.0.0.1:9", "samples/alice")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "chunklab grade: grading on Dask needs the distributed package: "
+        "pip install 'chunklab[dask]'\n"
+    )
+
+
+def test_a_worker_without_the_kit_says_which_worker(monkeypatch):
+    def no_kit(start: Path) -> Kit:
+        raise KitLayoutError("cannot find the kit's solutions/ and exercises/ folders")
+
+    monkeypatch.setattr(task, "find_kit", no_kit)
+    with pytest.raises(KitLayoutError) as refused:
+        task.grade_parcels([], None, Limits(), kit_stamp(KIT))
+    assert str(refused.value) == (
+        "on the Dask worker (not in a Dask worker): "
+        "cannot find the kit's solutions/ and exercises/ folders"
+    )

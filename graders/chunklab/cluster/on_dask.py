@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from concurrent.futures import CancelledError
 from typing import Any
 
+from chunklab.batch import failure_report
 from chunklab.cluster.parcel import pack
-from chunklab.cluster.task import Result, failed, grade_parcels, kit_stamp
+from chunklab.cluster.task import Result, grade_parcels, kit_stamp
 from chunklab.errors import ChunklabError, UsageError
 from chunklab.kit import Kit
 from chunklab.lessons import lesson_named_in
@@ -164,4 +165,4 @@ def outcome(future: Any, group: Group) -> list[Result]:
     error = future.exception()
     if isinstance(error, ChunklabError):
         raise error  # a misconfigured worker (another version, no kit): nothing it grades counts
-    return [(index, failed(item.display, error)) for index, item in group]
+    return [(index, failure_report(item, error)) for index, item in group]

@@ -1,9 +1,9 @@
 """What runs on a Dask worker: one group of submissions, graded by one grading session.
 
-The task unpacks its submissions in a folder of its own and grades them with
-a grading session of its own (its zygote, its workers), then removes both:
-run twice, on the same worker or another, it gives the same reports, which
-is what lets Dask run it again when a worker dies.
+The task unpacks its submissions in a folder of its own, grades them with
+the worker thread's grading session (its zygote, its sandboxed workers) and
+removes the folder: run twice, on the same worker or another, it gives the
+same reports, which is what lets Dask run it again when a worker dies.
 """
 
 from __future__ import annotations
@@ -13,23 +13,52 @@ import hashlib
 import importlib.metadata
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
+from chunklab.batch import failure_report
 from chunklab.cluster.parcel import Parcel, unpack
-from chunklab.errors import ChunklabError
+from chunklab.errors import ChunklabError, KitLayoutError
 from chunklab.grading import GradingSession, error_report, grade_submissions
 from chunklab.kit import PACKAGE_DIR, Kit, find_kit
 from chunklab.lessons import LESSONS
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
-from chunklab.scoring.report import GradeReport, Problem
 
 Result = tuple[int, dict[str, Any]]
 
 # pytest keeps its state in the process: two grading sessions must never run at once in
 # one worker process, whatever number of threads it was started with.
 ONE_SESSION_AT_A_TIME = threading.Lock()
+# While a task grades, the cyclic garbage collector runs rarely: a pytest session makes
+# objects by the hundred thousand that live until it ends (as in a local grading process).
+TASK_GC_THRESHOLDS = (20_000, 50, 100)
+
+
+class ThreadSession(threading.local):
+    """The grading session of one thread of a Dask worker, kept from task to task.
+
+    Starting a session (its zygote, the references, pytest's first collection)
+    costs about a third of a task of twenty; a session holds nothing of the
+    submissions it graded, so reusing it changes no report. It is the thread's
+    own because its zygote is tied to the thread that started it.
+    """
+
+    def __init__(self) -> None:
+        self.session: GradingSession | None = None
+
+    def get(self, kit: Kit, limits: Limits) -> GradingSession:
+        if self.session is not None and (self.session.kit, self.session.limits) != (kit, limits):
+            self.session.close()
+            self.session = None
+        if self.session is None:
+            self.session = GradingSession(kit, limits)
+            weakref.finalize(self, self.session.close)
+        return self.session
+
+
+SESSIONS = ThreadSession()
 
 
 class VersionMismatchError(ChunklabError):
@@ -81,14 +110,18 @@ def grade_parcels(
     parcels: list[Parcel], lesson_id: str | None, limits: Limits, stamp: str
 ) -> list[Result]:
     """(index, report) for every parcel: the task a Dask worker runs."""
-    kit = find_kit(Path.cwd())
+    try:
+        kit = find_kit(Path.cwd())
+    except KitLayoutError as error:
+        raise KitLayoutError(f"on the Dask worker {worker_address()}: {error}") from None
     refuse_other_version(stamp, kit_stamp(kit), worker_address())
     with ONE_SESSION_AT_A_TIME, tempfile.TemporaryDirectory(prefix="chunklab-task-") as scratch:
-        session = GradingSession(kit, limits)
+        thresholds = gc.get_threshold()
+        gc.set_threshold(*TASK_GC_THRESHOLDS)
         try:
-            return grade_unpacked(parcels, lesson_id, session, Path(scratch))
+            return grade_unpacked(parcels, lesson_id, SESSIONS.get(kit, limits), Path(scratch))
         finally:
-            session.close()
+            gc.set_threshold(*thresholds)
             gc.collect()
 
 
@@ -121,19 +154,5 @@ def grade_safely(
             return {
                 k: v for one in items for k, v in grade_safely([one], lesson_id, session).items()
             }
-        return {items[0][0]: failed(items[0][1].display, error)}
+        return {items[0][0]: failure_report(items[0][1], error)}
     return {index: report.to_json() for (index, _), report in zip(items, reports, strict=True)}
-
-
-def failed(display: str, error: BaseException) -> dict[str, Any]:
-    """The report of a submission the grader itself failed on (never the student's fault)."""
-    if isinstance(error, ChunklabError):
-        problem = Problem(error.kind, str(error))
-    else:
-        problem = Problem(
-            "internal",
-            f"the grader failed on this submission "
-            f"({type(error).__name__}: {error}); grade it again, and report it "
-            "to the kit's maintainers if it happens again",
-        )
-    return GradeReport(lesson=None, submission=display, status="error", errors=(problem,)).to_json()
