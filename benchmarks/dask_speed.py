@@ -9,11 +9,11 @@ The class is the sample class copied over and over (`.py` files, notebooks,
 student folders, one syntax error). Each way runs the same command,
 `chunklab grade CLASS`, as a new process: here with the default `--jobs`,
 then with `--dask ADDRESS` against a `distributed.LocalCluster` on this
-machine, with 1 and then 2 worker processes of one thread each. Each
+machine, with 1 and with 2 worker processes of one thread each. Each
 cluster is warmed with one small run first (its workers import the kit
-once, as a long-lived cluster's would have). The output of every run is
-checked to be the same reports as the local one. It prints a table and
-the same figures as JSON.
+once, as a long-lived cluster's would have), and the ways take turns run
+by run. The output of every run is checked to be the same reports as the
+local one. It prints a table and the same figures as JSON.
 """
 
 from __future__ import annotations
@@ -61,50 +61,50 @@ def grade(class_folder: Path, *extra: str) -> tuple[float, list[dict[str, Any]]]
     return seconds, reports
 
 
-def measure(class_folder: Path, runs: int, expected: list | None, *extra: str) -> list[float]:
-    times = []
-    for _ in range(runs):
-        seconds, reports = grade(class_folder, *extra)
-        if expected is not None and reports != expected:
-            raise SystemExit(f"grading with {extra} gave other reports than grading here")
-        times.append(seconds)
-    return times
-
-
-def on_cluster(workers: int, class_folder: Path, warm: Path, runs: int, expected: list) -> list:
+def main() -> None:
     from distributed import LocalCluster
 
-    with LocalCluster(
-        n_workers=workers, processes=True, threads_per_worker=1, dashboard_address=None
-    ) as cluster:
-        address = cluster.scheduler_address
-        grade(warm, "--dask", address)
-        return measure(class_folder, runs, expected, "--dask", address)
-
-
-def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small class, one run each")
     args = parser.parse_args()
     copies, runs = (10, 1) if args.quick else (60, 3)
-    with tempfile.TemporaryDirectory(prefix="chunklab-dask-bench-") as scratch:
-        class_folder, warm = Path(scratch) / "class", Path(scratch) / "warm"
-        size = build_class(class_folder, copies)
-        build_class(warm, 1)
-        _, expected = grade(class_folder)
-        rows = {f"here (--jobs {os.cpu_count()})": measure(class_folder, runs, None)}
-        for workers in (1, 2):
-            label = f"Dask, {workers} worker{'s' if workers > 1 else ''}"
-            rows[label] = on_cluster(workers, class_folder, warm, runs, expected)
+    clusters = [
+        LocalCluster(n_workers=n, processes=True, threads_per_worker=1, dashboard_address=None)
+        for n in (1, 2)
+    ]
+    ways = {f"here (--jobs {os.cpu_count()})": ()}
+    for cluster in clusters:
+        workers = len(cluster.workers)
+        label = f"Dask, {workers} worker{'s' if workers > 1 else ''}"
+        ways[label] = ("--dask", cluster.scheduler_address)
+    times: dict[str, list[float]] = {label: [] for label in ways}
+    try:
+        with tempfile.TemporaryDirectory(prefix="chunklab-dask-bench-") as scratch:
+            class_folder, warm = Path(scratch) / "class", Path(scratch) / "warm"
+            size = build_class(class_folder, copies)
+            build_class(warm, 1)
+            _, expected = grade(class_folder)
+            for extra in ways.values():
+                grade(warm, *extra)
+            # The ways take turns, so that a change in the machine's load falls on all.
+            for _ in range(runs):
+                for label, extra in ways.items():
+                    seconds, reports = grade(class_folder, *extra)
+                    if reports != expected:
+                        raise SystemExit(f"{label} gave other reports than grading here")
+                    times[label].append(seconds)
+    finally:
+        for cluster in clusters:
+            cluster.close()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{size} submissions, {os.cpu_count()} CPUs, load average {load:.1f} at the end")
     print(f"{'way':<22}{'median s':>10}{'subm/s':>10}  runs")
     figures = {}
-    for label, times in rows.items():
-        median = statistics.median(times)
-        shown = " ".join(f"{t:.1f}" for t in times)
+    for label, each in times.items():
+        median = statistics.median(each)
+        shown = " ".join(f"{t:.1f}" for t in each)
         print(f"{label:<22}{median:>10.1f}{size / median:>10.1f}  {shown}")
-        figures[label] = {"median_s": round(median, 2), "runs_s": [round(t, 2) for t in times]}
+        figures[label] = {"median_s": round(median, 2), "runs_s": [round(t, 2) for t in each]}
     print(json.dumps({"submissions": size, "load_average": round(load, 1), "ways": figures}))
 
 
