@@ -309,3 +309,37 @@ def test_a_worker_without_the_kit_says_which_worker(monkeypatch):
         "on the Dask worker (not in a Dask worker): "
         "cannot find the kit's solutions/ and exercises/ folders"
     )
+
+
+class FailedTask:
+    """A finished Dask future whose task raised `error` (as `outcome` sees one)."""
+
+    status = "error"
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def exception(self) -> BaseException:
+        return self.error
+
+
+def test_a_worker_without_chunklab_stops_the_run():
+    group = [(0, SubmissionPath(Path("a_char_chunk.py"), "a_char_chunk.py"))]
+    missing = ModuleNotFoundError("No module named 'chunklab'", name="chunklab")
+    with pytest.raises(VersionMismatchError) as stopped:
+        on_dask.outcome(FailedTask(missing), group)
+    assert str(stopped.value) == (
+        "a Dask worker cannot run chunklab (No module named 'chunklab'); install the same "
+        "checkout of the kit on every worker (pip install -e . in it) and grade again"
+    )
+
+
+def test_a_task_that_kept_failing_is_reported_for_each_of_its_submissions():
+    group = [(3, SubmissionPath(Path("a_char_chunk.py"), "c/a_char_chunk.py"))]
+    group += [(4, SubmissionPath(Path("b_char_chunk.py"), "c/b_char_chunk.py"))]
+    [(first, a), (second, b)] = on_dask.outcome(FailedTask(RuntimeError("workers died")), group)
+    assert (first, second) == (3, 4)
+    assert [a["submission"], b["submission"]] == ["c/a_char_chunk.py", "c/b_char_chunk.py"]
+    assert a["status"] == "error" and a["score"] == 0
+    assert a["errors"][0]["kind"] == "internal"
+    assert "(RuntimeError: workers died)" in a["errors"][0]["message"]

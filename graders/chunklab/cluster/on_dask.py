@@ -17,7 +17,7 @@ from typing import Any
 
 from chunklab.batch import failure_report
 from chunklab.cluster.parcel import pack
-from chunklab.cluster.task import Result, grade_parcels, kit_stamp
+from chunklab.cluster.task import Result, VersionMismatchError, grade_parcels, kit_stamp
 from chunklab.errors import ChunklabError, UsageError
 from chunklab.kit import Kit
 from chunklab.lessons import lesson_named_in
@@ -165,4 +165,9 @@ def outcome(future: Any, group: Group) -> list[Result]:
     error = future.exception()
     if isinstance(error, ChunklabError):
         raise error  # a misconfigured worker (another version, no kit): nothing it grades counts
+    if isinstance(error, ImportError):
+        raise VersionMismatchError(
+            f"a Dask worker cannot run chunklab ({error}); install the same checkout "
+            "of the kit on every worker (pip install -e . in it) and grade again"
+        )
     return [(index, failure_report(item, error)) for index, item in group]
