@@ -69,7 +69,7 @@ def main() -> None:
     args = parser.parse_args()
     copies, runs = (10, 1) if args.quick else (60, 3)
     clusters = [
-        LocalCluster(n_workers=n, processes=True, threads_per_worker=1, dashboard_address=None)
+        LocalCluster(n_workers=n, processes=True, threads_per_worker=1, dashboard_address=":0")
         for n in (1, 2)
     ]
     ways = {f"here (--jobs {os.cpu_count()})": ()}

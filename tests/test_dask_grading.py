@@ -34,7 +34,7 @@ KIT = Kit(KIT_ROOT)
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LocalCluster]:
     with LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0"
     ) as local:
         yield local
 
@@ -343,3 +343,35 @@ def test_a_task_that_kept_failing_is_reported_for_each_of_its_submissions():
     assert a["status"] == "error" and a["score"] == 0
     assert a["errors"][0]["kind"] == "internal"
     assert "(RuntimeError: workers died)" in a["errors"][0]["message"]
+
+
+def test_broken_submissions_get_the_reports_they_get_here(cluster, tmp_path):
+    folder = tmp_path / "char_chunk_class"
+    (folder / "empty").mkdir(parents=True)
+    (folder / "two_files").mkdir()
+    (folder / "two_files" / "a.py").write_text("x = 1\n")
+    (folder / "two_files" / "b.py").write_text("y = 2\n")
+    (folder / "a_syntax_char_chunk.py").write_text("def chunk(text, size, overlap)\n")
+    (folder / "b_garbage_char_chunk.py").write_bytes(bytes(range(256)) * 4)
+    (folder / "c_broken_char_chunk.ipynb").write_text('{"cells": [')
+    (folder / "d_exit_char_chunk.py").write_text("import os\nos._exit(3)\n")
+    (folder / "e_no_lesson.py").write_text("def chunk(text, size, overlap):\n    return []\n")
+    with open(folder / "f_huge_word_chunk.py", "wb") as huge:
+        huge.truncate(6_000_000)
+    items = list(enumerate(find_submissions([folder])))
+    here = graded_once(grade_many(items, None, KIT, Limits(), 1), len(items))
+    there = graded_once(
+        grade_on_dask(cluster.scheduler_address, items, None, KIT, Limits(), 1), len(items)
+    )
+    assert there == here
+    kinds = {Path(r["submission"]).name: [e["kind"] for e in r["errors"]] for r in there}
+    assert kinds == {
+        "a_syntax_char_chunk.py": ["syntax_error"],
+        "b_garbage_char_chunk.py": ["unreadable"],
+        "c_broken_char_chunk.ipynb": ["broken_notebook"],
+        "d_exit_char_chunk.py": ["worker_died"],
+        "e_no_lesson.py": [],  # its lesson is told from the folder around it, there too
+        "empty": ["unreadable"],
+        "f_huge_word_chunk.py": ["unreadable"],
+        "two_files": ["unreadable"],
+    }

@@ -93,7 +93,10 @@ def pack_folder(folder: Path) -> tuple[PackedFile, ...]:
             refusal = unsafe_entry(path, path.lstat().st_mode)
             if refusal is not None:
                 raise refusal
-            packed.append(pack_file(path, path.relative_to(folder).as_posix()))
+            try:
+                packed.append(pack_file(path, path.relative_to(folder).as_posix()))
+            except OSError as error:
+                raise cannot_open(path, error) from None
     return tuple(packed)
 
 
