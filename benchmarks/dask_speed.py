@@ -10,10 +10,11 @@ student folders, one syntax error). Each way runs the same command,
 `chunklab grade CLASS`, as a new process: here with the default `--jobs`,
 then with `--dask ADDRESS` against a `distributed.LocalCluster` on this
 machine, with 1 and with 2 worker processes of one thread each. Each
-cluster is warmed with one small run first (its workers import the kit
-once, as a long-lived cluster's would have), and the ways take turns run
-by run. The output of every run is checked to be the same reports as the
-local one. It prints a table and the same figures as JSON.
+timed run on a cluster has a fresh cluster, warmed with one small run
+first (its workers import the kit once, as a long-lived cluster's would
+have), and the ways take turns run by run. The output of every run is
+checked to be the same reports as the local one. It prints a table and
+the same figures as JSON.
 """
 
 from __future__ import annotations
@@ -61,41 +62,40 @@ def grade(class_folder: Path, *extra: str) -> tuple[float, list[dict[str, Any]]]
     return seconds, reports
 
 
-def main() -> None:
+def on_cluster(workers: int, class_folder: Path, warm: Path) -> tuple[float, list]:
+    """One timed run on a fresh cluster, after a small run that warms its workers."""
     from distributed import LocalCluster
 
+    with LocalCluster(
+        n_workers=workers, processes=True, threads_per_worker=1, dashboard_address=":0"
+    ) as cluster:
+        grade(warm, "--dask", cluster.scheduler_address)
+        return grade(class_folder, "--dask", cluster.scheduler_address)
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small class, one run each")
     args = parser.parse_args()
     copies, runs = (10, 1) if args.quick else (60, 3)
-    clusters = [
-        LocalCluster(n_workers=n, processes=True, threads_per_worker=1, dashboard_address=":0")
-        for n in (1, 2)
-    ]
-    ways = {f"here (--jobs {os.cpu_count()})": ()}
-    for cluster in clusters:
-        workers = len(cluster.workers)
-        label = f"Dask, {workers} worker{'s' if workers > 1 else ''}"
-        ways[label] = ("--dask", cluster.scheduler_address)
+    here = f"here (--jobs {os.cpu_count()})"
+    ways = {here: 0, "Dask, 1 worker": 1, "Dask, 2 workers": 2}
     times: dict[str, list[float]] = {label: [] for label in ways}
-    try:
-        with tempfile.TemporaryDirectory(prefix="chunklab-dask-bench-") as scratch:
-            class_folder, warm = Path(scratch) / "class", Path(scratch) / "warm"
-            size = build_class(class_folder, copies)
-            build_class(warm, 1)
-            _, expected = grade(class_folder)
-            for extra in ways.values():
-                grade(warm, *extra)
-            # The ways take turns, so that a change in the machine's load falls on all.
-            for _ in range(runs):
-                for label, extra in ways.items():
-                    seconds, reports = grade(class_folder, *extra)
-                    if reports != expected:
-                        raise SystemExit(f"{label} gave other reports than grading here")
-                    times[label].append(seconds)
-    finally:
-        for cluster in clusters:
-            cluster.close()
+    with tempfile.TemporaryDirectory(prefix="chunklab-dask-bench-") as scratch:
+        class_folder, warm = Path(scratch) / "class", Path(scratch) / "warm"
+        size = build_class(class_folder, copies)
+        build_class(warm, 1)
+        _, expected = grade(class_folder)
+        # The ways take turns, so that a change in the machine's load falls on all.
+        for _ in range(runs):
+            for label, workers in ways.items():
+                if workers:
+                    seconds, reports = on_cluster(workers, class_folder, warm)
+                else:
+                    seconds, reports = grade(class_folder)
+                if reports != expected:
+                    raise SystemExit(f"{label} gave other reports than grading here")
+                times[label].append(seconds)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{size} submissions, {os.cpu_count()} CPUs, load average {load:.1f} at the end")
     print(f"{'way':<22}{'median s':>10}{'subm/s':>10}  runs")

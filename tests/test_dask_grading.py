@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 from chunklab.batch import grade_many
-from chunklab.cluster import on_dask, task
+from chunklab.cluster import cpu_claim, on_dask, task
 from chunklab.cluster.on_dask import SchedulerLostError, grade_on_dask, task_groups
 from chunklab.cluster.parcel import pack, unpack
 from chunklab.cluster.task import VersionMismatchError, grade_parcels, kit_stamp
@@ -375,3 +376,29 @@ def test_broken_submissions_get_the_reports_they_get_here(cluster, tmp_path):
         "f_huge_word_chunk.py": ["unreadable"],
         "two_files": ["unreadable"],
     }
+
+
+def test_each_grading_session_claims_a_cpu_of_its_own(tmp_path, monkeypatch):
+    monkeypatch.setattr(cpu_claim, "CLAIMS_DIR", tmp_path)
+    cpus = sorted(os.sched_getaffinity(0))
+    seen: list[tuple[int | None, set[int]]] = []
+
+    def claim() -> None:
+        fd = cpu_claim.claim_a_cpu()
+        seen.append((fd, os.sched_getaffinity(0)))
+
+    for _ in range(len(cpus) + 1):
+        thread = threading.Thread(target=claim)
+        thread.start()
+        thread.join()
+    assert [affinity for _, affinity in seen] == [{cpu} for cpu in cpus] + [set(cpus)]
+    assert seen[-1][0] is None  # every CPU taken: left where the system puts it
+    assert os.sched_getaffinity(0) == set(cpus)  # only the claiming thread was pinned
+    for fd, _ in seen[:-1]:
+        os.close(fd)  # a session's end (its process's end) frees its CPU
+    seen.clear()
+    thread = threading.Thread(target=claim)
+    thread.start()
+    thread.join()
+    assert seen[0][1] == {cpus[0]}
+    os.close(seen[0][0])

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from chunklab.batch import failure_report
+from chunklab.cluster.cpu_claim import claim_a_cpu
 from chunklab.cluster.parcel import Parcel, unpack
 from chunklab.errors import ChunklabError, KitLayoutError
 from chunklab.grading import GradingSession, error_report, grade_submissions
@@ -47,12 +48,15 @@ class ThreadSession(threading.local):
 
     def __init__(self) -> None:
         self.session: GradingSession | None = None
+        self.cpu: int | None = None  # the claim's lock, held while the thread lives
 
     def get(self, kit: Kit, limits: Limits) -> GradingSession:
         if self.session is not None and (self.session.kit, self.session.limits) != (kit, limits):
             self.session.close()
             self.session = None
         if self.session is None:
+            if self.cpu is None:
+                self.cpu = claim_a_cpu()  # before the zygote starts: it inherits the CPU
             self.session = GradingSession(kit, limits)
             weakref.finalize(self, self.session.close)
         return self.session
