@@ -402,3 +402,14 @@ def test_each_grading_session_claims_a_cpu_of_its_own(tmp_path, monkeypatch):
     thread.join()
     assert seen[0][1] == {cpus[0]}
     os.close(seen[0][0])
+
+
+def test_no_place_to_claim_a_cpu_in_leaves_the_session_unpinned(tmp_path, monkeypatch):
+    blocker = tmp_path / "a file"
+    blocker.write_text("")
+    monkeypatch.setattr(cpu_claim, "CLAIMS_DIR", blocker / "claims")  # cannot be made
+    results: list[int | None] = []
+    thread = threading.Thread(target=lambda: results.append(cpu_claim.claim_a_cpu()))
+    thread.start()
+    thread.join()
+    assert results == [None]

@@ -25,9 +25,12 @@ def claim_a_cpu() -> int | None:
     """
     if not hasattr(os, "sched_setaffinity"):
         return None
-    CLAIMS_DIR.mkdir(mode=0o777, exist_ok=True)
     for cpu in sorted(os.sched_getaffinity(0)):
-        fd = os.open(CLAIMS_DIR / str(cpu), os.O_CREAT | os.O_RDWR, 0o666)
+        try:
+            CLAIMS_DIR.mkdir(exist_ok=True)
+            fd = os.open(CLAIMS_DIR / str(cpu), os.O_CREAT | os.O_RDONLY, 0o644)
+        except OSError:
+            return None  # no place to claim in (a read-only or another user's folder)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
