@@ -413,3 +413,12 @@ def test_no_place_to_claim_a_cpu_in_leaves_the_session_unpinned(tmp_path, monkey
     thread.start()
     thread.join()
     assert results == [None]
+
+
+def test_a_run_with_nothing_left_to_grade_needs_no_scheduler(chunklab, tmp_path):
+    here = chunklab("grade", "--out", tmp_path, "samples/")
+    resumed = chunklab(
+        "grade", "--dask", "tcp://127.0.0.1:9", "--resume", "--out", tmp_path, "samples/"
+    )
+    assert resumed.exit_code == 0
+    assert resumed.stdout == here.stdout  # every report read back from --out
