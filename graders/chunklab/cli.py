@@ -184,6 +184,11 @@ def add_grade(commands: argparse._SubParsersAction) -> None:
         default="html",
         help="with --out: feedback pages as HTML, or as HTML and Markdown",
     )
+    grade.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="grade on the Dask cluster whose scheduler is at ADDRESS (chunklab[dask])",
+    )
     Limits.add_arguments(grade)
 
 
@@ -290,6 +295,7 @@ def run(args: argparse.Namespace) -> int:
             resume=args.resume,
             limits=Limits.from_arguments(args),
             hidden_feedback=args.hidden_feedback,
+            dask=args.dask,
             class_options=ClassOptions(
                 similarity=args.similarity,
                 feedback=args.feedback,

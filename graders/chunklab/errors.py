@@ -19,6 +19,12 @@ class UsageError(ChunklabError):
     kind = "usage"
 
 
+class GradingBrokeOffError(ChunklabError):
+    """The grading of a class stopped part way (a lost cluster): what was graded is kept."""
+
+    kind = "broke_off"
+
+
 class UnknownLessonError(UsageError):
     kind = "unknown_lesson"
 

@@ -9,11 +9,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
 from chunklab.batch import grade_many
-from chunklab.errors import UsageError
+from chunklab.errors import GradingBrokeOffError, UsageError
 from chunklab.kit import find_kit
 from chunklab.lessons import get_lesson
 from chunklab.reading.read import SubmissionPath, find_submissions
@@ -255,6 +256,7 @@ def grade_command(
     jsonl: bool = False,
     hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK,
     class_options: ClassOptions | None = None,
+    dask: str | None = None,
 ) -> int:
     started = time.monotonic()
     if out_dir is None and (resume or lms):
@@ -302,7 +304,8 @@ def grade_command(
     not_written: list[str] = []
 
     def take(number: int, report: dict[str, Any], fresh: bool) -> None:
-        if out_dir is not None and fresh:
+        # A resumed report whose file is gone is written again: nothing graded is lost.
+        if out_dir is not None and (fresh or not report_path(out_dir, items[number]).exists()):
             failed = write_json_or_say_why(report_path(out_dir, items[number]), shape(report))
             if failed:  # one file that cannot be written costs only itself
                 report["warnings"] = [
@@ -329,9 +332,15 @@ def grade_command(
     printer.print_ready()
     progress = ProgressBar(0 if quiet else len(todo), sys.stderr)
     stop = StopRequest()
+    grade = grade_many
+    if dask:
+        from chunklab.cluster.on_dask import grade_on_dask
+
+        grade = partial(grade_on_dask, dask)
+    lost: GradingBrokeOffError | None = None
     try:
         with stop.on_interrupt():
-            for number, report in grade_many(todo, lesson_id, kit, limits, jobs):
+            for number, report in grade(todo, lesson_id, kit, limits, jobs):
                 if stop.requested:
                     break  # finished while stopping, perhaps cut short: graded again on resume
                 take(number, report, fresh=True)
@@ -339,6 +348,10 @@ def grade_command(
                 printer.print_ready()
     except KeyboardInterrupt:
         stop.requested = True
+    except GradingBrokeOffError as error:
+        # The grading itself broke off (a lost Dask scheduler): what was graded is
+        # written like after Ctrl-C, then the error is said.
+        lost = error
     finally:
         progress.finish()
         if index is not None:
@@ -354,6 +367,8 @@ def grade_command(
         classes.finish()
         written.append("report.html")
     tell(outlines, entries, written, vanished, settings, quiet)
+    if lost is not None:
+        raise lost
     if interrupted:
         print(
             f"interrupted: {len(results.outlines)} of {len(items)} graded; rerun with --resume",
