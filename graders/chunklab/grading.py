@@ -21,6 +21,7 @@ from chunklab.running.plugin import SuiteEntry
 from chunklab.running.pytest_run import run_suites, suite_max_score
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
+from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.scoring.report import GradeReport, Problem
@@ -35,6 +36,8 @@ class GradingSession:
     zygote: Zygote | None = None
     references: dict[str, ModuleType] = field(default_factory=dict)
     max_scores: dict[str, float] = field(default_factory=dict)
+    # The reference's time on each call seen, kept for every later submission.
+    reference_times: dict[str, ReferenceTimes] = field(default_factory=dict)
 
     def sandbox(self) -> Zygote:
         if self.zygote is None:
@@ -45,6 +48,11 @@ class GradingSession:
         if lesson.id not in self.references:
             self.references[lesson.id] = load_reference(self.kit, lesson)
         return self.references[lesson.id]
+
+    def times(self, lesson: Lesson) -> ReferenceTimes:
+        if lesson.id not in self.reference_times:
+            self.reference_times[lesson.id] = ReferenceTimes(self.reference(lesson))
+        return self.reference_times[lesson.id]
 
     def max_score(self, lesson: Lesson) -> float:
         if lesson.id not in self.max_scores:
@@ -74,7 +82,10 @@ class OpenedSubmission:
     def open(self) -> SubmissionProxy:
         self.started = time.monotonic()
         self.backend = SandboxBackend(
-            self.session.sandbox(), self.source.cells, self.session.limits
+            self.session.sandbox(),
+            self.source.cells,
+            self.session.limits,
+            self.session.times(self.source.lesson),
         )
         loaded = self.backend.load()
         self.warnings = load_warnings(self.source, loaded["problems"])

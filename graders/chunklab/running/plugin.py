@@ -28,6 +28,8 @@ MARKERS = (
     "rule(text): the lesson rule a grader test checks, in words a student understands",
     "points(n): what the test is worth",
     "visibility(kind): 'visible' (a public check) or 'hidden'",
+    "call_seconds(n): own time each call of the test may take (at most --call-seconds), "
+    "in place of the limit fitted to the reference solution's time on the call",
 )
 
 
@@ -95,7 +97,7 @@ class GradingPlugin:
         # Each test starts afresh: a time-out in an earlier test is forgotten.
         proxy = self.open_proxies.get(submission_key(item) or "")
         if proxy is not None:
-            proxy.begin_test()
+            proxy.begin_test(marker_value(item, "call_seconds"))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(

@@ -1,0 +1,138 @@
+"""Watches a worker while the grader waits for its answer: its own time, its memory's growth.
+
+A call's own time is the wall-clock time it took, less the time its worker
+waited for a CPU (Linux counts that wait in `/proc/<pid>/schedstat`). So a
+busy machine does not make a call slower by this measure, and a tight limit
+stays fair; a call that sleeps or waits still spends its own time. Where that
+count cannot be read, own time is wall-clock time.
+
+Memory: a call whose worker keeps growing fast enough to reach the memory
+limit before its time is up is stopped then, not when it reaches the limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+
+# The first look at a worker comes this late: most calls have answered by then, so
+# watching them costs nothing. Later looks come at this interval.
+FIRST_LOOK = 0.01
+LOOK_EVERY = 0.01
+# A worker is judged to grow without end only after this long of growth in one call,
+# and only past this share of its memory limit: a correct call may take memory fast,
+# for a moment.
+GROWTH_WINDOW = 0.1
+GROWTH_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class CallLimit:
+    """How long a call may take: its own time, and a wall-clock ceiling that caps it."""
+
+    own_seconds: float
+    memory_mb: int
+
+
+class Verdict(Exception):
+    """Why a watched call was stopped; the message is for the student."""
+
+
+class ProcFiles:
+    """The worker's `schedstat` and `statm`, opened once and read again at each look."""
+
+    def __init__(self, pid: int) -> None:
+        self.schedstat = self._open(f"/proc/{pid}/schedstat")
+        self.statm = self._open(f"/proc/{pid}/statm")
+        self.page_mb = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 0.0
+
+    @staticmethod
+    def _open(path: str) -> int | None:
+        try:
+            return os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+
+    def run_delay(self) -> float | None:
+        """Seconds the worker has waited for a CPU since it started, if the system says."""
+        fields = self._read(self.schedstat)
+        return int(fields[1]) / 1e9 if len(fields) >= 2 else None
+
+    def address_space_mb(self) -> float | None:
+        fields = self._read(self.statm)
+        return int(fields[0]) * self.page_mb if fields and self.page_mb else None
+
+    @staticmethod
+    def _read(fd: int | None) -> list[bytes]:
+        if fd is None:
+            return []
+        try:
+            return os.pread(fd, 128, 0).split()
+        except OSError:
+            return []
+
+    def close(self) -> None:
+        for fd in (self.schedstat, self.statm):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.schedstat = self.statm = None
+
+
+class CallWatch:
+    """One call's own time and memory, looked at while the grader waits for its answer."""
+
+    def __init__(self, files: ProcFiles, limit: CallLimit) -> None:
+        self.files = files
+        self.limit = limit
+        # Own time is counted from the first look (the time before it is not charged).
+        self.first_look: tuple[float, float] | None = None
+        self.growth: list[tuple[float, float]] = []
+
+    def next_look(self) -> float:
+        """Seconds until the next look."""
+        return FIRST_LOOK if self.first_look is None else LOOK_EVERY
+
+    def look(self, now: float, deadline: float) -> None:
+        """Raise `Verdict` when the call has spent its own time or grows past hope."""
+        delay = self.files.run_delay()
+        if self.first_look is None:
+            self.first_look = (now, delay or 0.0)
+        elif self.own_time(now, delay) >= self.limit.own_seconds:
+            raise Verdict(
+                f"Your code did not finish within {self.limit.own_seconds:.2g} seconds, "
+                "far longer than this input needs (look for a loop that never ends)."
+            )
+        self._watch_memory(now, deadline)
+
+    def own_time(self, now: float, delay: float | None) -> float:
+        assert self.first_look is not None
+        since, delay_then = self.first_look
+        waited = (delay - delay_then) if delay is not None else 0.0
+        return now - since - waited
+
+    def _watch_memory(self, now: float, deadline: float) -> None:
+        size = self.files.address_space_mb()
+        if size is None:
+            return
+        if self.growth and size <= self.growth[-1][1]:
+            self.growth = []  # growth that pauses is not a runaway
+        self.growth.append((now, size))
+        first_time, first_size = self.growth[0]
+        span = now - first_time
+        limit = self.limit.memory_mb
+        if span < GROWTH_WINDOW or size < GROWTH_SHARE * limit:
+            return
+        rate = (size - first_size) / span
+        if now + (limit - size) / rate < deadline:
+            raise Verdict(
+                f"Your code kept taking more memory ({size:.0f} MB, growing by "
+                f"{rate:.0f} MB a second) and would have run out of its {limit} MB before "
+                "its time was up: look for a loop that keeps adding to a list."
+            )
+
+
+def counts_cpu_wait() -> bool:
+    """Whether this system tells how long a process waited for a CPU (Linux does)."""
+    return os.path.exists("/proc/self/schedstat")
