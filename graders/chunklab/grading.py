@@ -2,13 +2,15 @@
 
 Submissions of the same lesson are graded in one pytest session (each in
 its own worker, one after the other), which keeps pytest's start-up cost
-out of every single submission.
+out of every single submission. A session can take its submissions as it
+reaches them (`FedSession`), so the work is shared out one submission at a
+time among grading processes.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
@@ -17,8 +19,8 @@ from chunklab.kit import Kit, load_reference
 from chunklab.lessons import LESSONS, Lesson
 from chunklab.reading.read import SubmissionPath, read_submission
 from chunklab.reading.source import SubmissionSource
-from chunklab.running.plugin import SuiteEntry
-from chunklab.running.pytest_run import run_suites, suite_max_score
+from chunklab.running.plugin import EmptySlot, SuiteEntry
+from chunklab.running.pytest_run import SuiteRun, run_suites, suite_max_score
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.fitted_limits import ReferenceTimes
@@ -87,9 +89,13 @@ class OpenedSubmission:
             self.session.limits,
             self.session.times(self.source.lesson),
         )
-        loaded = self.backend.load()
-        self.warnings = load_warnings(self.source, loaded["problems"])
-        require_entry_point(self.source.lesson, loaded["defined"], self.warnings)
+        try:
+            loaded = self.backend.load()
+            self.warnings = load_warnings(self.source, loaded["problems"])
+            require_entry_point(self.source.lesson, loaded["defined"], self.warnings)
+        except SubmissionError:
+            self.close()  # nothing will be tested: its worker ends now
+            raise
         return SubmissionProxy(self.backend)
 
     def close(self) -> None:
@@ -135,32 +141,116 @@ def grade_lesson_group(
     opened = {f"s{index}": OpenedSubmission(source, session) for index, source in group}
     entries = [SuiteEntry(key, each.open, each.close) for key, each in opened.items()]
     run = run_suites(lesson, entries, reference=session.reference(lesson))
-    reports = {}
-    for index, source in group:
-        key = f"s{index}"
-        each = opened[key]
-        if key in run.load_errors:
-            reports[index] = error_report(
-                source.display,
-                lesson,
-                run.load_errors[key],
-                session,
-                each.duration,
-                isolation=session.sandbox().isolation,
-            )
-            continue
-        outcomes = run.outcomes[key]
-        reports[index] = GradeReport(
-            lesson=lesson.id,
-            submission=source.display,
-            status="graded",
-            tests=tuple(outcomes),
-            warnings=each.warnings,
-            duration_s=each.duration,
-            max_score=sum(t.max_score for t in outcomes),
+    return {index: report_of(run, f"s{index}", opened[f"s{index}"], session) for index, _ in group}
+
+
+def report_of(
+    run: SuiteRun, key: str, each: OpenedSubmission, session: GradingSession
+) -> GradeReport:
+    """The report of one submission a suite run graded under `key`."""
+    source = each.source
+    if key in run.load_errors:
+        return error_report(
+            source.display,
+            source.lesson,
+            run.load_errors[key],
+            session,
+            each.duration,
             isolation=session.sandbox().isolation,
         )
-    return reports
+    outcomes = run.outcomes[key]
+    return GradeReport(
+        lesson=source.lesson.id,
+        submission=source.display,
+        status="graded",
+        tests=tuple(outcomes),
+        warnings=each.warnings,
+        duration_s=each.duration,
+        max_score=sum(t.max_score for t in outcomes),
+        isolation=session.sandbox().isolation,
+    )
+
+
+# Gives the next submission to grade, preferably of the lesson named (None: any lesson),
+# and how many more of its lesson wait; None when there is none to take now.
+Take = Callable[[str | None], tuple[int, SubmissionPath, int] | None]
+
+
+class FedSession:
+    """One pytest session whose submissions are taken one at a time, as it reaches each.
+
+    A session has a number of slots; each slot takes its submission when the
+    session gets to it, so no submission waits behind a slow one in a batch
+    made up front. A submission read as another lesson than the session's is
+    graded after it, in a session of its own lesson.
+    """
+
+    def __init__(self, take: Take, lesson_id: str | None, session: GradingSession) -> None:
+        self._take = take
+        self.lesson_id = lesson_id
+        self.session = session
+        # Every submission taken, in order: what to grade again, one at a time, on a defect.
+        self.taken: list[tuple[int, SubmissionPath]] = []
+        self.reports: dict[int, GradeReport] = {}
+        self.other_lessons: list[tuple[int, SubmissionSource]] = []
+        self.slots: dict[str, tuple[int, OpenedSubmission]] = {}
+        self.left = 0
+
+    def grade(self, most_slots: int) -> dict[int, GradeReport]:
+        """Reports of every submission taken (none when there was nothing to take)."""
+        first = self._read_next(None)
+        if first is not None:
+            index, source = first
+            lesson = source.lesson
+            # No more slots than submissions likely to fill them: an empty one costs time too.
+            slots = min(most_slots, 1 + self.left)
+            entries = [
+                SuiteEntry(f"s{n}", self._opener(f"s{n}", lesson), self._closer(f"s{n}"))
+                for n in range(slots)
+            ]
+            self.slots["s0"] = (index, OpenedSubmission(source, self.session))
+            run = run_suites(lesson, entries, reference=self.session.reference(lesson))
+            for key, (index, each) in self.slots.items():
+                self.reports[index] = report_of(run, key, each, self.session)
+        by_lesson: dict[str, list[tuple[int, SubmissionSource]]] = {}
+        for index, source in self.other_lessons:
+            by_lesson.setdefault(source.lesson.id, []).append((index, source))
+        for group in by_lesson.values():
+            self.reports.update(grade_lesson_group(group, self.session))
+        return self.reports
+
+    def _opener(self, key: str, lesson: Lesson) -> Callable[[], SubmissionProxy]:
+        def open_slot() -> SubmissionProxy:
+            if key not in self.slots:
+                taken = self._read_next(lesson)
+                if taken is None:
+                    raise EmptySlot(key)
+                self.slots[key] = (taken[0], OpenedSubmission(taken[1], self.session))
+            return self.slots[key][1].open()
+
+        return open_slot
+
+    def _closer(self, key: str) -> Callable[[], None]:
+        return lambda: self.slots[key][1].close()
+
+    def _read_next(self, lesson: Lesson | None) -> tuple[int, SubmissionSource] | None:
+        """The next submission of `lesson`, read; errors in reading are reported on the way."""
+        while (taken := self._take(lesson.id if lesson else None)) is not None:
+            index, item, self.left = taken
+            self.taken.append((index, item))
+            started = time.monotonic()
+            try:
+                source = read_submission(item.path, self.lesson_id, item.display)
+            except SubmissionError as error:
+                known = LESSONS.get(self.lesson_id) if self.lesson_id else None
+                self.reports[index] = error_report(
+                    item.display, known, error, self.session, time.monotonic() - started
+                )
+                continue
+            if lesson is None or source.lesson.id == lesson.id:
+                return index, source
+            self.other_lessons.append((index, source))
+        return None
 
 
 def error_report(

@@ -33,6 +33,10 @@ MARKERS = (
 )
 
 
+class EmptySlot(Exception):
+    """A session's slot that found no submission left to grade: its tests are skipped."""
+
+
 @dataclass(frozen=True)
 class SuiteEntry:
     """A submission a suite run grades: how to open it (start and load it) and close it."""
@@ -156,6 +160,8 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionProxy]:
     entry = grading.entries[request.param]
     try:
         proxy = entry.open()
+    except EmptySlot:
+        pytest.skip("no submission in this slot")
     except SubmissionError as error:
         grading.load_errors[entry.key] = error
         pytest.skip(f"the submission could not be tested: {error}")
