@@ -105,7 +105,7 @@ class SandboxBackend:
             spinning=self.spinning,
             stated=self.stated_seconds,
         )
-        return CallLimit(seconds, self.limits.memory_mb)
+        return CallLimit(seconds, self.limits.memory_mb, from_start=self.spinning)
 
     def _timed_out(self) -> None:
         self.timed_out_in_test = True

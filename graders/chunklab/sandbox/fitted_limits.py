@@ -24,8 +24,9 @@ from chunklab.sandbox.limits import Limits
 # A correct solution ten times slower than the reference still has five times the time it needs.
 FACTOR = 50.0
 # Once a submission has run out of time, its worker is known to spin: later calls get
-# this share of the floor (what a call needs on top of the reference's time is unchanged).
-SPINNING_SHARE = 0.25
+# this share of the floor, counted from their start (what a call needs on top of the
+# reference's time is unchanged).
+SPINNING_SHARE = 0.1
 # Where a worker's wait for a CPU cannot be told apart (not Linux), own time is
 # wall-clock time, which a busy machine stretches: floors are this many times longer.
 WALL_CLOCK_MARGIN = 5.0
