@@ -23,7 +23,8 @@ WINDOW = 480
 
 
 def likely_lesson(path: Path) -> str:
-    lesson = lesson_named_in(path.name)
+    """The lesson a file's name, or its folder's, suggests ("" when neither does)."""
+    lesson = lesson_named_in(path.name) or lesson_named_in(path.parent.name)
     return lesson.id if lesson else ""
 
 

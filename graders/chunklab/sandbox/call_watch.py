@@ -21,11 +21,11 @@ from dataclasses import dataclass
 # watching them costs nothing. Later looks come at this interval.
 FIRST_LOOK = 0.01
 LOOK_EVERY = 0.01
-# A worker is judged to grow without end only after this long of growth in one call,
-# and only past this share of its memory limit: a correct call may take memory fast,
-# for a moment.
+# A worker is judged to grow without end only after its resident memory has grown at
+# each look for this long and by this much in one call: a correct call may take memory
+# fast, for a moment.
 GROWTH_WINDOW = 0.1
-GROWTH_SHARE = 0.5
+GROWTH_MB = 64
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,10 @@ class ProcFiles:
         fields = self._read(self.schedstat)
         return int(fields[1]) / 1e9 if len(fields) >= 2 else None
 
-    def address_space_mb(self) -> float | None:
+    def resident_mb(self) -> float | None:
+        """The worker's resident memory (what it has filled, not only reserved)."""
         fields = self._read(self.statm)
-        return int(fields[0]) * self.page_mb if fields and self.page_mb else None
+        return int(fields[1]) * self.page_mb if len(fields) >= 2 and self.page_mb else None
 
     @staticmethod
     def _read(fd: int | None) -> list[bytes]:
@@ -119,7 +120,13 @@ class CallWatch:
         return now - since - waited
 
     def _watch_memory(self, now: float, deadline: float) -> None:
-        size = self.files.address_space_mb()
+        """Stop a call whose memory grows steadily enough to pass the limit before its deadline.
+
+        Resident memory is what the worker has filled; the address space the limit
+        bounds is always at least that, so this never stops a call sooner than the
+        limit itself would.
+        """
+        size = self.files.resident_mb()
         if size is None:
             return
         if self.growth and size <= self.growth[-1][1]:
@@ -127,11 +134,11 @@ class CallWatch:
         self.growth.append((now, size))
         first_time, first_size = self.growth[0]
         span = now - first_time
-        limit = self.limit.memory_mb
-        if span < GROWTH_WINDOW or size < GROWTH_SHARE * limit:
+        if span < GROWTH_WINDOW or size - first_size < GROWTH_MB:
             return
         rate = (size - first_size) / span
-        if now + (limit - size) / rate < deadline:
+        limit = self.limit.memory_mb
+        if size + rate * (deadline - now) > limit:
             raise Verdict(
                 f"Your code kept taking more memory ({size:.0f} MB, growing by "
                 f"{rate:.0f} MB a second) and would have run out of its {limit} MB before "
