@@ -187,3 +187,19 @@ def test_a_small_growth_is_not_judged():
 
 def test_growth_that_would_not_reach_the_limit_in_time_is_not_stopped():
     grow([100.0 + 2 * n for n in range(60)], deadline=2.0)
+
+
+def test_the_times_kept_stay_few_however_many_calls(monkeypatch):
+    monkeypatch.setattr(fitted_limits, "MOST_KEPT", 10)
+    module, _ = counting_reference()
+    times = ReferenceTimes(module)
+    for number in range(25):
+        times.mirror().seconds(call("chunk", f"text {number}", 2, 1))
+    assert 0 < len(times.known) <= 10
+
+
+def test_a_long_call_is_kept_under_a_short_key():
+    module, _ = counting_reference()
+    times = ReferenceTimes(module)
+    times.mirror().seconds(call("chunk", "x" * 100_000, 2, 1))
+    assert all(len(key) <= fitted_limits.LONG_KEY for key in times.known)

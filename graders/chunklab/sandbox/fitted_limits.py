@@ -33,8 +33,11 @@ WALL_CLOCK_MARGIN = 5.0
 # Running a submission's cells (imports, definitions, a notebook's demos) gets this
 # much own time; far more than a lesson's code needs at its top level.
 LOAD_SECONDS = 0.5
-# Keys of calls with long arguments are digests: the kept times stay small.
+# Keys of calls with long arguments are digests, and at most this many times are kept
+# (a check may feed a submission's own answers back): what a grading process keeps
+# stays small however many submissions it grades.
 LONG_KEY = 1024
+MOST_KEPT = 20_000
 
 
 def fitted(limits: Limits) -> bool:
@@ -107,6 +110,8 @@ class ReferenceMirror:
         if key in self.times.known:
             return self.times.known[key]
         seconds = self._measure(message)
+        if len(self.times.known) >= MOST_KEPT:
+            self.times.known.clear()
         self.times.known[key] = seconds
         return seconds
 
