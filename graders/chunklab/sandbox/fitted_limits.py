@@ -32,7 +32,7 @@ SPINNING_SHARE = 0.1
 WALL_CLOCK_MARGIN = 5.0
 # Running a submission's cells (imports, definitions, a notebook's demos) gets this
 # much own time; far more than a lesson's code needs at its top level.
-LOAD_SECONDS = 0.5
+LOAD_SECONDS = 0.25
 # Keys of calls with long arguments are digests, and at most this many times are kept
 # (a check may feed a submission's own answers back): what a grading process keeps
 # stays small however many submissions it grades.
