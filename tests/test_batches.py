@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.batch import grade_many
+from chunklab import grading
+from chunklab.batch import grade_fed, grade_many
 from chunklab.grading import FedSession, GradingSession
 from chunklab.kit import find_kit
 from chunklab.reading.read import SubmissionPath
@@ -165,3 +166,32 @@ def test_shared_out_or_in_one_process_the_reports_are_the_same(tmp_path):
     assert sorted(index for index, _ in shared) == list(range(len(files)))
     assert {i: r["score"] for i, r in shared} == {i: r["score"] for i, r in alone.items()}
     assert alone[8]["score"] < 25.0
+
+
+def test_a_feed_that_fails_before_giving_any_work_ends_the_grading_process(session):
+    def take(lesson):
+        raise EOFError("the parent is gone")
+
+    with pytest.raises(EOFError):
+        grade_fed(take, None, session)
+
+
+def test_a_defect_that_stops_a_session_grades_each_taken_submission_on_its_own(
+    session, tmp_path, monkeypatch
+):
+    items = class_folder(tmp_path, {"a_char_chunk.py": REFERENCE, "b_char_chunk.py": REFERENCE})
+    real = grading.run_suites
+    calls = []
+
+    def broken_once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a defect in the session")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(grading, "run_suites", broken_once)
+    pool = WorkPool(items, None)
+    # The session stopped before its next slot: only what it took is graded again.
+    assert {i: r["score"] for i, r in grade_fed(pool.take, None, session)} == {0: 25.0}
+    assert {i: r["score"] for i, r in grade_fed(pool.take, None, session)} == {1: 25.0}
+    assert grade_fed(pool.take, None, session) is None

@@ -57,6 +57,8 @@ def grade_fed(take: Take, lesson_id: str | None, session: GradingSession) -> lis
     try:
         reports = fed.grade(SESSION_SLOTS)
     except Exception:
+        if not fed.taken:
+            raise  # nothing to grade again: the work could not even be taken
         # A defect that stops the session: each submission it took is graded on its own.
         return [
             result for one in fed.taken for result in grade_batch_safely([one], lesson_id, session)
