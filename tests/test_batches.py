@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from chunklab import grading
-from chunklab.batch import grade_fed, grade_many
+from chunklab.batch import grade_fed, grade_many, start_method
 from chunklab.grading import FedSession, GradingSession
 from chunklab.kit import find_kit
 from chunklab.reading.read import SubmissionPath
@@ -195,3 +196,25 @@ def test_a_defect_that_stops_a_session_grades_each_taken_submission_on_its_own(
     assert {i: r["score"] for i, r in grade_fed(pool.take, None, session)} == {0: 25.0}
     assert {i: r["score"] for i, r in grade_fed(pool.take, None, session)} == {1: 25.0}
     assert grade_fed(pool.take, None, session) is None
+
+
+def test_a_grading_process_that_dies_costs_only_what_it_held(tmp_path, monkeypatch):
+    files = {f"s{n:02d}_char_chunk.py": REFERENCE for n in range(6)}
+    files["s03_char_chunk.py"] = "# dies\n" + REFERENCE
+    items = class_folder(tmp_path, files)
+    real = grading.read_submission
+
+    def read(path, *args):
+        if "dies" in path.read_text():
+            os._exit(1)  # the grading process itself stops, as on a crash
+        return real(path, *args)
+
+    # Grading processes are forked, so they read with this too.
+    assert start_method() == "fork"
+    monkeypatch.setattr(grading, "read_submission", read)
+    reports = dict(grade_many(items, None, find_kit(KIT), Limits(), 2))
+    assert sorted(reports) == list(range(6))
+    assert reports[3]["status"] == "error" and "stopped" in reports[3]["errors"][0]["message"]
+    lost = [i for i, r in reports.items() if r["status"] == "error"]
+    graded = [i for i, r in reports.items() if r["score"] == 25.0]
+    assert 3 in lost and sorted(lost + graded) == list(range(6))
