@@ -21,6 +21,7 @@ from dataclasses import dataclass
 # watching them costs nothing. Later looks come at this interval.
 FIRST_LOOK = 0.01
 LOOK_EVERY = 0.01
+SOONEST_LOOK = 0.001
 # A worker is judged to grow without end only after its resident memory has grown at
 # each look for this long and by this much in one call: a correct call may take memory
 # fast, for a moment.
@@ -94,19 +95,24 @@ class CallWatch:
         # Own time is counted from the first look (the time before it is not charged).
         self.first_look: tuple[float, float] | None = None
         self.growth: list[tuple[float, float]] = []
+        self.spent = 0.0  # own time at the last look
         if limit.from_start:
             self.first_look = (time.monotonic(), files.run_delay() or 0.0)
 
     def next_look(self) -> float:
-        """Seconds until the next look."""
-        return FIRST_LOOK if self.first_look is None else LOOK_EVERY
+        """Seconds until the next look: no later than when the call's own time may run out."""
+        if self.first_look is None:
+            return FIRST_LOOK
+        return max(SOONEST_LOOK, min(LOOK_EVERY, self.limit.own_seconds - self.spent))
 
     def look(self, now: float, deadline: float) -> None:
         """Raise `Verdict` when the call has spent its own time or grows past hope."""
         delay = self.files.run_delay()
         if self.first_look is None:
             self.first_look = (now, delay or 0.0)
-        elif self.own_time(now, delay) >= self.limit.own_seconds:
+            return self._watch_memory(now, deadline)
+        self.spent = self.own_time(now, delay)
+        if self.spent >= self.limit.own_seconds:
             raise Verdict(
                 f"Your code did not finish within {self.limit.own_seconds:.2g} seconds, "
                 "far longer than this input needs (look for a loop that never ends)."
