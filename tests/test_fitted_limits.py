@@ -203,3 +203,13 @@ def test_a_long_call_is_kept_under_a_short_key():
     times = ReferenceTimes(module)
     times.mirror().seconds(call("chunk", "x" * 100_000, 2, 1))
     assert all(len(key) <= fitted_limits.LONG_KEY for key in times.known)
+
+
+def test_the_next_look_comes_when_the_own_time_may_run_out():
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.0, 0.0]), CallLimit(0.025, 512))
+    assert watch.next_look() == pytest.approx(0.01)  # the first look, to start counting
+    watch.look(1.0, 99.0)
+    watch.look(1.02, 99.0)
+    assert watch.next_look() == pytest.approx(0.005)
+    with pytest.raises(Verdict):
+        watch.look(1.025, 99.0)
