@@ -212,4 +212,4 @@ def test_the_next_look_comes_when_the_own_time_may_run_out():
     watch.look(1.02, 99.0)
     assert watch.next_look() == pytest.approx(0.005)
     with pytest.raises(Verdict):
-        watch.look(1.025, 99.0)
+        watch.look(1.03, 99.0)
