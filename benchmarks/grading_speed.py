@@ -395,8 +395,14 @@ def before_and_after(scratch: Path, revision: str) -> dict[str, Any]:
             "scores": {Path(r["submission"]).name: r["score"] for r in reports},
         }
     before, after = figures["before"], figures["after"]
+    commit = subprocess.run(
+        ["git", "-C", str(KIT), "rev-parse", "--short", revision],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     return {
-        "revision": revision,
+        "revision": f"{revision} = {commit}" if commit != revision else revision,
         "submissions": count,
         "before": {k: v for k, v in before.items() if k != "scores"},
         "after": {k: v for k, v in after.items() if k != "scores"},
