@@ -18,8 +18,9 @@ that finish; one that never finishes only measures the time limit), as
   slow but correct: submissions per second, the time the loops cost, the
   ratio to the all-finishing class, and whether every score equals the one
   given with generous limits (ten times the floor);
-- with `--before REV`: the char_chunk third of that class graded by the kit
-  as it was at the git revision REV, side by side with this one (one run each);
+- with `--before REV`: the char_chunk third of that class (one run each) and
+  the all-finishing `.py` class (three runs each, in turn) graded by the kit
+  as it was at the git revision REV and by this one, side by side;
 - one submission graded cold by the CLI (a new process each time);
 - the peak memory of the grading processes, for two class sizes;
 - the naive way: one `pytest` process per submission, with the submission
@@ -365,36 +366,22 @@ def real_class(
     return figure
 
 
-def before_and_after(scratch: Path, revision: str) -> dict[str, Any]:
-    """The char_chunk third of the real class, graded by the kit at `revision` and by this one."""
+def before_and_after(scratch: Path, revision: str, repeat: int) -> dict[str, Any]:
+    """Classes graded by the kit at `revision` and by this one, in turn.
+
+    The char_chunk third of the real class once each (the kit before may take
+    minutes on it), and the all-finishing `.py` class `repeat` times each.
+    """
     kit = scratch / "before"
     kit.mkdir()
     archive = subprocess.run(
         ["git", "-C", str(KIT), "archive", revision], capture_output=True, check=True
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(kit)], input=archive, check=True)
-    folder = scratch / "looping_char"
-    folder.mkdir()
+    looping = scratch / "looping_char"
+    looping.mkdir()
     for path in sorted((scratch / "looping").glob("*_char_chunk.py")):
-        (folder / path.name).write_text(path.read_text())
-    count = len(list(folder.iterdir()))
-    command = [sys.executable, "-m", "chunklab", "grade", str(folder)]
-    figures = {}
-    for when, env, cwd in (
-        ("before", {"PYTHONPATH": str(kit / "graders")}, kit),
-        ("after", {}, KIT),
-    ):
-        start = time.perf_counter()
-        result = run(command, env, cwd)
-        elapsed = time.perf_counter() - start
-        reports = [json.loads(line) for line in result.stdout.splitlines()]
-        assert len(reports) == count, result.stderr[-2000:]
-        figures[when] = {
-            "seconds": round(elapsed, 2),
-            "per_second": round(count / elapsed, 1),
-            "scores": {Path(r["submission"]).name: r["score"] for r in reports},
-        }
-    before, after = figures["before"], figures["after"]
+        (looping / path.name).write_text(path.read_text())
     commit = subprocess.run(
         ["git", "-C", str(KIT), "rev-parse", "--short", revision],
         capture_output=True,
@@ -403,13 +390,37 @@ def before_and_after(scratch: Path, revision: str) -> dict[str, Any]:
     ).stdout.strip()
     return {
         "revision": f"{revision} = {commit}" if commit != revision else revision,
-        "submissions": count,
-        "before": {k: v for k, v in before.items() if k != "scores"},
-        "after": {k: v for k, v in after.items() if k != "scores"},
-        "different_scores": sorted(
-            n for n in before["scores"] if before["scores"][n] != after["scores"][n]
-        ),
+        "looping_char": side_by_side(looping, kit, 1),
+        "finishing_py": side_by_side(scratch / "py", kit, repeat),
     }
+
+
+def side_by_side(folder: Path, kit_before: Path, repeat: int) -> dict[str, Any]:
+    """One class graded by the kit before and this one, in turn; medians, and scores compared."""
+    count = len(list(folder.iterdir()))
+    command = [sys.executable, "-m", "chunklab", "grade", str(folder)]
+    kits = {"before": ({"PYTHONPATH": str(kit_before / "graders")}, kit_before), "after": ({}, KIT)}
+    times: dict[str, list[float]] = {"before": [], "after": []}
+    scores: dict[str, dict[str, float]] = {}
+    for _ in range(repeat):
+        for when, (env, cwd) in kits.items():
+            start = time.perf_counter()
+            result = run(command, env, cwd)
+            times[when].append(time.perf_counter() - start)
+            reports = [json.loads(line) for line in result.stdout.splitlines()]
+            assert len(reports) == count, result.stderr[-2000:]
+            scores[when] = {Path(r["submission"]).name: r["score"] for r in reports}
+    figures: dict[str, Any] = {"submissions": count}
+    for when, each in times.items():
+        figures[when] = {
+            "seconds": round(statistics.median(each), 2),
+            "per_second": round(count / statistics.median(each), 1),
+            "per_second_each_run": [round(count / one, 1) for one in each],
+        }
+    figures["different_scores"] = sorted(
+        name for name in scores["before"] if scores["before"][name] != scores["after"][name]
+    )
+    return figures
 
 
 def naive_grade(submissions: list[Path], scratch: Path, jobs: int) -> dict[str, float]:
@@ -496,7 +507,7 @@ def main() -> int:
         )
         figures["looping_py"] = real_class(scratch, per_lesson, args.repeat, figures["py"])
         if args.before:
-            figures["before_after"] = before_and_after(scratch, args.before)
+            figures["before_after"] = before_and_after(scratch, args.before, args.repeat)
         figures["cold_single"] = cold_single(5)
         big = scratch / "big"
         build_class(big, (per_lesson * 10) // 3, False, scratch)
@@ -556,20 +567,19 @@ def print_table(figures: dict) -> None:
     ]
     if "before_after" in figures:
         both = figures["before_after"]
-        for when in ("before", "after"):
-            rows.append(
-                (
-                    f"{both['submissions']} char_chunk .py with loops, {when} "
-                    f"({both['revision'] if when == 'before' else 'this kit'})",
-                    f"{both[when]['per_second']}/s ({both[when]['seconds']} s)",
+        for key, what in (("looping_char", "char_chunk .py with loops"), ("finishing_py", ".py")):
+            pair = both[key]
+            for when in ("before", "after"):
+                kit = both["revision"] if when == "before" else "this kit"
+                rows.append(
+                    (
+                        f"{pair['submissions']} {what}, {when} ({kit})",
+                        speed_text(pair[when]),
+                    )
                 )
+            rows.append(
+                ("  scores that differ, before and after", str(len(pair["different_scores"])))
             )
-        rows.append(("scores that differ, before and after", str(len(both["different_scores"]))))
-    for size in ("small", "large"):
-        memory = figures["memory"][size]
-        rows.append(
-            (f"peak memory, {memory['submissions']} submissions", f"{memory['peak_rss_mb']} MB")
-        )
     if "naive_py" in figures:
         naive = figures["naive_py"]
         rows.append(
