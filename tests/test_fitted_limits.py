@@ -158,7 +158,7 @@ def test_own_time_is_wall_time_where_the_wait_cannot_be_read():
 
 
 def test_a_worker_known_to_spin_is_timed_from_the_start():
-    watch = CallWatch(ScriptedProcFiles([0.0, 0.0]), CallLimit(0.01, 512, from_start=True))
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.0]), CallLimit(0.01, 512), from_start=True)
     assert watch.first_look is not None
     assert watch.next_look() == pytest.approx(0.01)
 
@@ -213,3 +213,29 @@ def test_the_next_look_comes_when_the_own_time_may_run_out():
     assert watch.next_look() == pytest.approx(0.005)
     with pytest.raises(Verdict):
         watch.look(1.03, 99.0)
+
+
+def test_a_limit_given_as_a_function_is_worked_out_only_at_a_look():
+    asked = []
+
+    def limit():
+        asked.append(1)
+        return CallLimit(0.05, 512)
+
+    quick = CallWatch(ScriptedProcFiles([]), limit)
+    assert quick.next_look() == pytest.approx(0.01) and asked == []  # answered before a look
+    slow = CallWatch(ScriptedProcFiles([0.0, 0.0]), limit)
+    slow.look(1.0, 99.0)
+    with pytest.raises(Verdict):
+        slow.look(1.06, 99.0)
+    assert asked == [1]
+
+
+def test_an_object_noted_but_not_timed_is_made_when_its_method_is_timed():
+    module, made = counting_reference()
+    times = ReferenceTimes(module)
+    times.mirror().seconds(call("Pipeline", 4, op="new", handle=1))
+    other = times.mirror()
+    other.note(call("Pipeline", 4, op="new", handle=1))  # its making is known: not timed again
+    assert other.seconds(call("chunk_text", "ab", op="method", handle=1)) is not None
+    assert made == ["new 4", "new 4", "chunk_text ab 4"]

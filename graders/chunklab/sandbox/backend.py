@@ -11,6 +11,7 @@ further call fails at once.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 from chunklab.errors import SubmissionTimeoutError, WorkerDiedError
@@ -88,7 +89,8 @@ class SandboxBackend:
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         worker = self._ready_worker()
-        worker.watch_next(self._own_limit(message))
+        self.reference.note(message)
+        worker.watch_next(partial(self._own_limit, message), from_start=self.spinning)
         started = time.monotonic()
         try:
             return worker.request(message, self._call_seconds())
@@ -105,7 +107,7 @@ class SandboxBackend:
             spinning=self.spinning,
             stated=self.stated_seconds,
         )
-        return CallLimit(seconds, self.limits.memory_mb, from_start=self.spinning)
+        return CallLimit(seconds, self.limits.memory_mb)
 
     def _timed_out(self) -> None:
         self.timed_out_in_test = True
@@ -119,19 +121,20 @@ class SandboxBackend:
         """
         worker = self._ready_worker()
         outcomes: list[dict[str, Any] | Exception] = []
-        # Each call's limit, worked out before any is sent: the reference's time is
-        # measured here, not while the worker is already busy with the calls.
-        watches = [self._own_limit(message) for message in messages]
+        for message in messages:
+            self.reference.note(message)
+        # Each call's limit is worked out only if the call is still running at a first look.
+        watches = [partial(self._own_limit, message) for message in messages]
         started = time.monotonic()
         try:
-            worker.watch_next(watches[0])
+            worker.watch_next(watches[0], from_start=self.spinning)
             worker.send({"op": "calls", "calls": messages}, self._call_seconds())
             for watch in watches:
                 if self.limits.submission_seconds <= self.spent + time.monotonic() - started:
                     worker.kill()  # still busy with calls no one will wait for
                     outcomes.append(self._budget_spent())
                     break
-                worker.watch_next(watch)
+                worker.watch_next(watch, from_start=self.spinning)
                 outcomes.append(worker.answer(self._call_seconds(time.monotonic() - started)))
         except CallTimedOut as error:
             self._timed_out()

@@ -15,7 +15,9 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 # The first look at a worker comes this late: most calls have answered by then, so
 # watching them costs nothing. Later looks come at this interval.
@@ -35,9 +37,6 @@ class CallLimit:
 
     own_seconds: float
     memory_mb: int
-    # Count own time from the start, not from the first look: for a worker known to spin,
-    # whose calls are watched closely anyway.
-    from_start: bool = False
 
 
 class Verdict(Exception):
@@ -48,25 +47,27 @@ class ProcFiles:
     """The worker's `schedstat` and `statm`, opened once and read again at each look."""
 
     def __init__(self, pid: int) -> None:
-        self.schedstat = self._open(f"/proc/{pid}/schedstat")
-        self.statm = self._open(f"/proc/{pid}/statm")
+        self.pid = pid
+        # Opened at the first look: most workers answer every call before one is needed.
+        self.fds: dict[str, int | None] = {}
         self.page_mb = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 0.0
 
-    @staticmethod
-    def _open(path: str) -> int | None:
-        try:
-            return os.open(path, os.O_RDONLY)
-        except OSError:
-            return None
+    def _fd(self, name: str) -> int | None:
+        if name not in self.fds:
+            try:
+                self.fds[name] = os.open(f"/proc/{self.pid}/{name}", os.O_RDONLY)
+            except OSError:
+                self.fds[name] = None
+        return self.fds[name]
 
     def run_delay(self) -> float | None:
         """Seconds the worker has waited for a CPU since it started, if the system says."""
-        fields = self._read(self.schedstat)
+        fields = self._read(self._fd("schedstat"))
         return int(fields[1]) / 1e9 if len(fields) >= 2 else None
 
     def resident_mb(self) -> float | None:
         """The worker's resident memory (what it has filled, not only reserved)."""
-        fields = self._read(self.statm)
+        fields = self._read(self._fd("statm"))
         return int(fields[1]) * self.page_mb if len(fields) >= 2 and self.page_mb else None
 
     @staticmethod
@@ -79,25 +80,40 @@ class ProcFiles:
             return []
 
     def close(self) -> None:
-        for fd in (self.schedstat, self.statm):
+        for fd in self.fds.values():
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        self.schedstat = self.statm = None
+        self.fds = {name: None for name in self.fds}
 
 
 class CallWatch:
     """One call's own time and memory, looked at while the grader waits for its answer."""
 
-    def __init__(self, files: ProcFiles, limit: CallLimit) -> None:
+    def __init__(
+        self,
+        files: ProcFiles,
+        limit: CallLimit | Callable[[], CallLimit],
+        *,
+        from_start: bool = False,
+    ) -> None:
+        """`limit` may be given as a function: it is then worked out at the first look only,
+        since most calls have answered by then. `from_start`: own time is counted from
+        now, not from the first look (for a worker known to spin, watched closely)."""
         self.files = files
-        self.limit = limit
+        self._limit = limit
         # Own time is counted from the first look (the time before it is not charged).
         self.first_look: tuple[float, float] | None = None
         self.growth: list[tuple[float, float]] = []
         self.spent = 0.0  # own time at the last look
-        if limit.from_start:
+        if from_start:
             self.first_look = (time.monotonic(), files.run_delay() or 0.0)
+
+    @property
+    def limit(self) -> CallLimit:
+        if not isinstance(self._limit, CallLimit):
+            self._limit = self._limit()
+        return self._limit
 
     def next_look(self) -> float:
         """Seconds until the next look: no later than when the call's own time may run out."""
@@ -152,6 +168,7 @@ class CallWatch:
             )
 
 
+@cache
 def counts_cpu_wait() -> bool:
     """Whether this system tells how long a process waited for a CPU (Linux does)."""
     return os.path.exists("/proc/self/schedstat")

@@ -91,8 +91,13 @@ class ReferenceMirror:
 
     def __init__(self, times: ReferenceTimes) -> None:
         self.times = times
-        # handle -> (the key of the call that made it, that call, the reference's object)
-        self.objects: dict[int, tuple[str, dict[str, Any], Any]] = {}
+        # handle -> (the call that made it, the reference's object once made)
+        self.objects: dict[int, tuple[dict[str, Any], Any]] = {}
+
+    def note(self, message: dict[str, Any]) -> None:
+        """Every call, as it is made: the objects it makes are named in later calls."""
+        if message.get("op") == "new" and "handle" in message:
+            self.objects[message["handle"]] = (message, None)
 
     def seconds(self, message: dict[str, Any]) -> float | None:
         """The reference's time on this call, or None where it has none."""
@@ -104,9 +109,9 @@ class ReferenceMirror:
             made = self.objects.get(message.get("handle", -1))
             if made is None:
                 return None
-            key = f"{made[0]}.{key}"
-        if op == "new":
-            self.objects[message["handle"]] = (key, message, None)
+            key = f"{call_key(made[0])}.{key}"
+        if op == "new" and message.get("handle") not in self.objects:
+            self.note(message)
         if key in self.times.known:
             return self.times.known[key]
         seconds = self._measure(message)
@@ -126,17 +131,16 @@ class ReferenceMirror:
         except Exception:
             return None
         if message.get("op") == "new":
-            key, call, _ = self.objects[message["handle"]]
-            self.objects[message["handle"]] = (key, call, made)
+            self.objects[message["handle"]] = (message, made)
         return seconds
 
     def _target(self, message: dict[str, Any]) -> Any:
         if message.get("op") != "method":
             return getattr(self.times.module, message["name"])
-        _, call, made = self.objects[message["handle"]]
+        call, made = self.objects[message["handle"]]
         if made is None:
-            # The object's making was timed earlier (for another submission): make it now.
+            # The object's making was not timed here (it was known): make it now.
             args, kwargs = json.loads(json.dumps([call.get("args", []), call.get("kwargs", {})]))
             made = getattr(self.times.module, call["name"])(*args, **kwargs)
-            self.objects[message["handle"]] = (self.objects[message["handle"]][0], call, made)
+            self.objects[message["handle"]] = (call, made)
         return getattr(made, message["name"])

@@ -10,6 +10,7 @@ import shutil
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,11 +72,13 @@ class WorkerProcess:
         self.proc_files: ProcFiles | None = None
         self.watch: CallWatch | None = None
 
-    def watch_next(self, limit: CallLimit) -> None:
+    def watch_next(
+        self, limit: CallLimit | Callable[[], CallLimit], *, from_start: bool = False
+    ) -> None:
         """The next call's own limits, watched while its request and answer are awaited."""
         if self.proc_files is None:
             self.proc_files = ProcFiles(self.pid)
-        self.watch = CallWatch(self.proc_files, limit)
+        self.watch = CallWatch(self.proc_files, limit, from_start=from_start)
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send one request; its answer, or `CallTimedOut` / `WorkerCrashed`."""
