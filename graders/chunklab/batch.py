@@ -14,10 +14,10 @@ import contextlib
 import gc
 import multiprocessing
 import os
-import queue
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +112,7 @@ def grade_in_this_process(
 
 
 def grading_process(
-    events: Any, replies: Any, kit_root: str, limits: Limits, lesson_id: str | None, core: int
+    channel: Any, kit_root: str, limits: Limits, lesson_id: str | None, core: int
 ) -> None:
     # This process and its workers (forked from a zygote it starts) share one CPU:
     # a call into a worker hands over to it on the same CPU, which is faster.
@@ -121,15 +121,14 @@ def grading_process(
         os.sched_setaffinity(0, {cores[core % len(cores)]})
     collect_garbage_per_session()
     session = GradingSession(Kit(Path(kit_root)), limits)
-    me = multiprocessing.current_process().pid
 
     def take(lesson: str | None) -> tuple[int, SubmissionPath, int] | None:
-        events.put(("want", me, lesson))
-        return replies.recv()
+        channel.send(("want", lesson))
+        return channel.recv()
 
     try:
         while (results := grade_fed(take, lesson_id, session)) is not None:
-            events.put(("done", me, results))
+            channel.send(("done", results))
             gc.collect()
     finally:
         session.close()
@@ -148,14 +147,14 @@ class GradingProcess:
     """A grading process as the parent sees it: its channel and the submissions it holds."""
 
     process: Any
-    replies: Any
+    channel: Any
     held: dict[int, SubmissionPath] = field(default_factory=dict)
     # Told that no work is left: its end is expected.
     stopping: bool = False
 
     def reply(self, handout: tuple[int, SubmissionPath, int] | None, *, last: bool = False) -> None:
         with contextlib.suppress(OSError):
-            self.replies.send(handout)
+            self.channel.send(handout)
         if handout is not None:
             self.held[handout[0]] = handout[1]
         self.stopping = self.stopping or last
@@ -167,50 +166,65 @@ def grade_in_parallel(
     context = multiprocessing.get_context(start_method())
     preload_for([item.path for _, item in items])
     pool = WorkPool(items, lesson_id)
-    events = context.Queue()
-    running: dict[int, GradingProcess] = {}
-    waiting: list[int] = []  # processes free for any lesson, waiting for the input to move on
+    # One two-way channel per grading process: it asks for work and hands back results.
+    running: dict[Any, GradingProcess] = {}
+    waiting: list[GradingProcess] = []  # free for any lesson, waiting for the input to move on
     started = 0
 
     def start() -> None:
         nonlocal started
-        ours, theirs = context.Pipe(duplex=False)
+        ours, theirs = context.Pipe()
         process = context.Process(
             target=grading_process,
             daemon=True,
-            args=(events, ours, str(kit.root), limits, lesson_id, started),
+            args=(theirs, str(kit.root), limits, lesson_id, started),
         )
         started += 1
         process.start()
-        ours.close()
-        running[process.pid] = GradingProcess(process, theirs)
+        theirs.close()
+        running[ours] = GradingProcess(process, ours)
 
-    def serve(pid: int, lesson: str | None) -> None:
+    def serve(each: GradingProcess, lesson: str | None) -> None:
         handout = pool.take(lesson)
         if handout is None and lesson is None and pool.has_pending():
-            waiting.append(pid)
-        elif pid in running:
-            running[pid].reply(handout, last=handout is None and lesson is None)
+            waiting.append(each)
+        else:
+            each.reply(handout, last=handout is None and lesson is None)
+
+    def ended(each: GradingProcess) -> Iterator[Result]:
+        """A grading process's channel closed: what it held is lost; a new one goes on."""
+        del running[each.channel]
+        if each in waiting:
+            waiting.remove(each)
+        each.process.join(timeout=5)
+        error = RuntimeError("the grading process stopped while grading this submission")
+        for index, item in each.held.items():
+            pool.finish(index)
+            yield index, failure_report(item, error)
+        if not each.stopping and not pool.done:
+            start()
 
     for _ in range(min(jobs, len(items))):
         start()
     try:
         while not pool.done:
-            try:
-                kind, pid, payload = events.get(timeout=0.5)
-            except queue.Empty:
-                yield from replace_dead(running, waiting, pool, start)
-                continue
-            if kind == "want":
-                serve(pid, payload)
-                continue
-            for index, report in payload:
-                running[pid].held.pop(index, None)
-                pool.finish(index)
-                yield index, report
-            for free in waiting[:]:
-                waiting.remove(free)
-                serve(free, None)
+            for channel in wait(list(running), timeout=0.5):
+                each = running[channel]
+                try:
+                    kind, payload = channel.recv()
+                except (EOFError, OSError):
+                    yield from ended(each)
+                    continue
+                if kind == "want":
+                    serve(each, payload)
+                    continue
+                for index, report in payload:
+                    each.held.pop(index, None)
+                    pool.finish(index)
+                    yield index, report
+                for free in waiting[:]:
+                    waiting.remove(free)
+                    serve(free, None)
     finally:
         for each in running.values():
             each.reply(None, last=True)
@@ -218,26 +232,6 @@ def grade_in_parallel(
             each.process.join(timeout=5)
             if each.process.is_alive():
                 each.process.kill()
-
-
-def replace_dead(
-    running: dict[int, GradingProcess], waiting: list[int], pool: WorkPool, start: Any
-) -> Iterator[Result]:
-    """Submissions held by a grading process that stopped are errors; a new process goes on."""
-    for pid, each in list(running.items()):
-        if each.process.is_alive():
-            continue
-        del running[pid]
-        if each.stopping and not each.held:
-            continue
-        if pid in waiting:
-            waiting.remove(pid)
-        error = RuntimeError("the grading process stopped while grading this submission")
-        for index, item in each.held.items():
-            pool.finish(index)
-            yield index, failure_report(item, error)
-        if not pool.done:
-            start()
 
 
 def grade_many(
