@@ -1,37 +1,39 @@
 """Grades many submissions at once: one grading process per job, each with its own sandbox.
 
-Submissions travel in small batches (one pytest session per lesson in a
-batch); results come back as each batch finishes. A grading process that
-dies is replaced, and only the batch it held is reported as errors.
+Work is shared out one submission at a time (see `work_pool`): each grading
+process runs pytest sessions of one lesson whose slots take their
+submission only when the session reaches them, so a slow submission holds
+up no other that a free process could grade. A session's results come back
+when it ends. A grading process that dies is replaced, and only the
+submissions it had taken are reported as errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
-import queue
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
 from chunklab.errors import ChunklabError
-from chunklab.grading import GradingSession, grade_submissions
+from chunklab.grading import FedSession, GradingSession, Take, grade_submissions
 from chunklab.kit import Kit
-from chunklab.lessons import lesson_named_in
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import GradeReport, Problem
+from chunklab.work_pool import WorkPool
 
 Result = tuple[int, dict[str, Any]]
 Batch = list[tuple[int, SubmissionPath]]
-# Small enough that an interrupted run loses little, large enough to spread pytest's start-up.
-BATCH_SIZE = 20
-# Batches are grouped from one stretch of the input at a time: long enough that each
-# lesson fills whole batches and few stretches end (where a job may wait for another),
-# short enough that the reports waiting to be printed in input order stay few.
-WINDOW_BATCHES = 24
+# Slots of one pytest session: enough to spread pytest's start-up, few enough that an
+# interrupted run loses little (a session's results come back when it ends).
+SESSION_SLOTS = 20
 
 
 def grade_batch_safely(
@@ -46,6 +48,23 @@ def grade_batch_safely(
         if len(batch) == 1:
             return [(batch[0][0], failure_report(batch[0][1], error))]
         return [result for one in batch for result in grade_batch_safely([one], lesson_id, session)]
+
+
+def grade_fed(take: Take, lesson_id: str | None, session: GradingSession) -> list[Result] | None:
+    """Reports of one session's submissions, taken as it goes; None when none was left."""
+    fed = FedSession(take, lesson_id, session)
+    try:
+        reports = fed.grade(SESSION_SLOTS)
+    except Exception:
+        if not fed.taken:
+            raise  # nothing to grade again: the work could not even be taken
+        # A defect that stops the session: each submission it took is graded on its own.
+        return [
+            result for one in fed.taken for result in grade_batch_safely([one], lesson_id, session)
+        ]
+    if not fed.taken:
+        return None
+    return [(index, report.to_json()) for index, report in reports.items()]
 
 
 def failure_report(item: SubmissionPath, error: Exception) -> dict[str, Any]:
@@ -67,35 +86,14 @@ def failure_report(item: SubmissionPath, error: Exception) -> dict[str, Any]:
     ).to_json()
 
 
-def batches(items: Batch, size: int = BATCH_SIZE) -> list[Batch]:
-    """Batches of submissions that probably share a lesson (one pytest session each).
-
-    The lesson is guessed from the name only to group the work; each submission's
-    lesson is still decided when it is read. Submissions are grouped within a
-    window of the input at a time, so results come back roughly in input order
-    and few wait in memory for their turn to be printed, however large the class.
-    """
-    window = size * WINDOW_BATCHES
-    result = []
-    for first in range(0, len(items), window):
-        ordered = sorted(items[first : first + window], key=lambda i: likely_lesson(i[1].path))
-        result += [ordered[start : start + size] for start in range(0, len(ordered), size)]
-    return result
-
-
-def likely_lesson(path: Path) -> str:
-    lesson = lesson_named_in(path.name)
-    return lesson.id if lesson else ""
-
-
-def collect_garbage_per_batch() -> None:
-    """In a grading process, the cyclic garbage collector mostly runs between batches.
+def collect_garbage_per_session() -> None:
+    """In a grading process, the cyclic garbage collector mostly runs between sessions.
 
     A pytest session makes objects by the hundred thousand and most of them
     live until it ends; with the default thresholds the collector would keep
     walking them. What is in memory before grading (the modules) is frozen
-    out of its sight, and each batch's leftovers are collected when it ends,
-    so memory stays flat however many batches a process grades.
+    out of its sight, and each session's leftovers are collected when it ends,
+    so memory stays flat however many sessions a process runs.
     """
     gc.collect()
     gc.freeze()
@@ -105,30 +103,35 @@ def collect_garbage_per_batch() -> None:
 def grade_in_this_process(
     items: Batch, lesson_id: str | None, kit: Kit, limits: Limits
 ) -> Iterator[Result]:
+    pool = WorkPool(items, lesson_id)
     session = GradingSession(kit, limits)
     try:
-        for batch in batches(items):
-            yield from grade_batch_safely(batch, lesson_id, session)
+        while (results := grade_fed(pool.take, lesson_id, session)) is not None:
+            for index, report in results:
+                pool.finish(index)
+                yield index, report
     finally:
         session.close()
 
 
 def grading_process(
-    tasks: Any, results: Any, kit_root: str, limits: Limits, lesson_id: str | None, core: int
+    channel: Any, kit_root: str, limits: Limits, lesson_id: str | None, core: int
 ) -> None:
     # This process and its workers (forked from a zygote it starts) share one CPU:
     # a call into a worker hands over to it on the same CPU, which is faster.
     if hasattr(os, "sched_setaffinity"):
         cores = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cores[core % len(cores)]})
-    collect_garbage_per_batch()
+    collect_garbage_per_session()
     session = GradingSession(Kit(Path(kit_root)), limits)
-    me = multiprocessing.current_process().pid
+
+    def take(lesson: str | None) -> tuple[int, SubmissionPath, int] | None:
+        channel.send(("want", lesson))
+        return channel.recv()
+
     try:
-        while (task := tasks.get()) is not None:
-            number, batch = task
-            results.put(("started", number, me))
-            results.put(("done", number, grade_batch_safely(batch, lesson_id, session)))
+        while (results := grade_fed(take, lesson_id, session)) is not None:
+            channel.send(("done", results))
             gc.collect()
     finally:
         session.close()
@@ -142,66 +145,101 @@ def start_method() -> str:
     return "forkserver" if "forkserver" in methods else "spawn"
 
 
+@dataclass
+class GradingProcess:
+    """A grading process as the parent sees it: its channel and the submissions it holds."""
+
+    process: Any
+    channel: Any
+    held: dict[int, SubmissionPath] = field(default_factory=dict)
+    # Told that no work is left: its end is expected.
+    stopping: bool = False
+
+    def reply(self, handout: tuple[int, SubmissionPath, int] | None, *, last: bool = False) -> None:
+        with contextlib.suppress(OSError):
+            self.channel.send(handout)
+        if handout is not None:
+            self.held[handout[0]] = handout[1]
+        self.stopping = self.stopping or last
+
+
 def grade_in_parallel(
     items: Batch, lesson_id: str | None, kit: Kit, limits: Limits, jobs: int
 ) -> Iterator[Result]:
     context = multiprocessing.get_context(start_method())
-    work = dict(enumerate(batches(items, min(BATCH_SIZE, max(1, len(items) // jobs)))))
-    tasks, results = context.Queue(), context.Queue()
-    for task in work.items():
-        tasks.put(task)
-
+    pool = WorkPool(items, lesson_id)
+    # One two-way channel per grading process: it asks for work and hands back results.
+    running: dict[Any, GradingProcess] = {}
+    waiting: list[GradingProcess] = []  # free for any lesson, waiting for the input to move on
     started = 0
 
-    def start() -> Any:
+    def start() -> None:
         nonlocal started
+        ours, theirs = context.Pipe()
         process = context.Process(
             target=grading_process,
             daemon=True,
-            args=(tasks, results, str(kit.root), limits, lesson_id, started),
+            args=(theirs, str(kit.root), limits, lesson_id, started),
         )
         started += 1
         process.start()
-        tasks.put(None)
-        return process
+        theirs.close()
+        running[ours] = GradingProcess(process, ours)
 
-    processes = [start() for _ in range(min(jobs, len(work)))]
-    holding: dict[int, int] = {}
-    remaining = set(work)
+    def serve(each: GradingProcess, lesson: str | None) -> None:
+        handout = pool.take(lesson)
+        if handout is None and lesson is None and pool.has_pending():
+            waiting.append(each)
+        else:
+            each.reply(handout, last=handout is None and lesson is None)
+
+    def ended(each: GradingProcess) -> Iterator[Result]:
+        """A grading process's channel closed: what it held is lost; a new one goes on."""
+        del running[each.channel]
+        if each in waiting:
+            waiting.remove(each)
+        each.process.join(timeout=5)
+        error = RuntimeError("the grading process stopped while grading this submission")
+        for index, item in each.held.items():
+            pool.finish(index)
+            yield index, failure_report(item, error)
+        if not each.stopping and not pool.done:
+            start()
+
+    for _ in range(min(jobs, len(items))):
+        start()
     try:
-        while remaining:
-            try:
-                event, number, payload = results.get(timeout=0.5)
-            except queue.Empty:
-                for process in list(processes):
-                    if process.is_alive():
-                        continue
-                    processes.remove(process)
-                    lost = holding.pop(process.pid, None)
-                    if lost is None:
-                        continue
-                    processes.append(start())
-                    remaining.discard(lost)
-                    error = RuntimeError("the grading process stopped while grading this batch")
-                    yield from ((index, failure_report(item, error)) for index, item in work[lost])
-                continue
-            if event == "started":
-                holding[payload] = number
-            else:
-                holding = {pid: n for pid, n in holding.items() if n != number}
-                remaining.discard(number)
-                yield from payload
+        while not pool.done:
+            for channel in wait(list(running), timeout=0.5):
+                each = running[channel]
+                try:
+                    kind, payload = channel.recv()
+                except (EOFError, OSError):
+                    yield from ended(each)
+                    continue
+                if kind == "want":
+                    serve(each, payload)
+                    continue
+                for index, report in payload:
+                    each.held.pop(index, None)
+                    pool.finish(index)
+                    yield index, report
+                for free in waiting[:]:
+                    waiting.remove(free)
+                    serve(free, None)
     finally:
-        for process in processes:
-            process.join(timeout=5)
-            if process.is_alive():
-                process.kill()
+        for each in running.values():
+            each.reply(None, last=True)
+        for each in running.values():
+            each.process.join(timeout=5)
+            if each.process.is_alive():
+                each.process.kill()
 
 
 def grade_many(
     items: Batch, lesson_id: str | None, kit: Kit, limits: Limits, jobs: int
 ) -> Iterator[Result]:
-    """(index, report) for every item, batch by batch, in the order batches finish."""
+    """(index, report) for every item, in the order they finish."""
     if jobs <= 1 or len(items) <= 1:
         return grade_in_this_process(items, lesson_id, kit, limits)
     return grade_in_parallel(items, lesson_id, kit, limits, jobs)

@@ -2,13 +2,15 @@
 
 Submissions of the same lesson are graded in one pytest session (each in
 its own worker, one after the other), which keeps pytest's start-up cost
-out of every single submission.
+out of every single submission. A session can take its submissions as it
+reaches them (`FedSession`), so the work is shared out one submission at a
+time among grading processes.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 
@@ -24,10 +26,11 @@ from chunklab.lessons import Lesson
 from chunklab.reading.read import SubmissionPath, likely_lesson, read_submission
 from chunklab.reading.source import SubmissionSource
 from chunklab.running.in_process import InProcessZygote
-from chunklab.running.plugin import SuiteEntry
-from chunklab.running.pytest_run import run_suites, suite_max_score
+from chunklab.running.plugin import EmptySlot, SuiteEntry
+from chunklab.running.pytest_run import SuiteRun, run_suites, suite_max_score
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
+from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.scoring.report import GradeReport, Problem
@@ -43,6 +46,8 @@ class GradingSession:
     zygote: Zygote | InProcessZygote | None = None
     references: dict[str, ModuleType] = field(default_factory=dict)
     max_scores: dict[str, float] = field(default_factory=dict)
+    # The reference's time on each call seen, kept for every later submission.
+    reference_times: dict[str, ReferenceTimes] = field(default_factory=dict)
 
     def sandbox(self) -> Zygote | InProcessZygote:
         if self.zygote is None:
@@ -55,6 +60,13 @@ class GradingSession:
         if lesson.id not in self.references:
             self.references[lesson.id] = load_reference(self.kit, lesson)
         return self.references[lesson.id]
+
+    def times(self, lesson: Lesson) -> ReferenceTimes:
+        """The reference's time per call; without the kit (a self-check), none: the floors."""
+        if lesson.id not in self.reference_times:
+            reference = self.reference(lesson) if self.kit is not None else None
+            self.reference_times[lesson.id] = ReferenceTimes(reference)
+        return self.reference_times[lesson.id]
 
     def max_score(self, lesson: Lesson) -> float:
         if lesson.id not in self.max_scores:
@@ -88,10 +100,15 @@ class OpenedSubmission:
             self.source.cells,
             self.session.limits,
             local_modules=self.source.local_modules,
+            reference=self.session.times(self.source.lesson),
         )
-        loaded = self.backend.load()
-        self.warnings = load_warnings(self.source, loaded["problems"])
-        require_entry_point(self.source.lesson, loaded["defined"], self.warnings)
+        try:
+            loaded = self.backend.load()
+            self.warnings = load_warnings(self.source, loaded["problems"])
+            require_entry_point(self.source.lesson, loaded["defined"], self.warnings)
+        except SubmissionError:
+            self.close()  # nothing will be tested: its worker ends now
+            raise
         return SubmissionProxy(self.backend)
 
     def close(self) -> None:
@@ -115,22 +132,32 @@ def grade_submissions(
     reports: dict[int, GradeReport] = {}
     by_lesson: dict[str, list[tuple[int, SubmissionSource]]] = {}
     for index, item in enumerate(items):
-        started = time.monotonic()
-        try:
-            limit = session.limits.max_submission_kb * 1024
-            source = read_submission(item.path, item.lesson or lesson_id, item.display, limit)
-        except SubmissionError as error:
-            lesson = likely_lesson(item.path, item.lesson or lesson_id)
-            reports[index] = error_report(
-                item.display, lesson, error, session, time.monotonic() - started, item.student
-            )
+        read = read_item(item, lesson_id, session)
+        if isinstance(read, GradeReport):
+            reports[index] = read
             continue
-        if item.student:  # whose work it is was told when it was found (a folder's name)
-            source = replace(source, student=item.student)
-        by_lesson.setdefault(source.lesson.id, []).append((index, source))
+        by_lesson.setdefault(read.lesson.id, []).append((index, read))
     for group in by_lesson.values():
         reports.update(grade_lesson_group(group, session))
     return [reports[index] for index in range(len(items))]
+
+
+def read_item(
+    item: SubmissionPath, lesson_id: str | None, session: GradingSession
+) -> SubmissionSource | GradeReport:
+    """The submission, read; or the report of why it cannot be."""
+    started = time.monotonic()
+    try:
+        limit = session.limits.max_submission_kb * 1024
+        source = read_submission(item.path, item.lesson or lesson_id, item.display, limit)
+    except SubmissionError as error:
+        lesson = likely_lesson(item.path, item.lesson or lesson_id)
+        return error_report(
+            item.display, lesson, error, session, time.monotonic() - started, item.student
+        )
+    if item.student:  # whose work it is was told when it was found (a folder's name)
+        source = replace(source, student=item.student)
+    return source
 
 
 def grade_lesson_group(
@@ -145,36 +172,116 @@ def grade_lesson_group(
     entries = [SuiteEntry(key, each.open, each.close) for key, each in opened.items()]
     reference = None if visible_only else session.reference(lesson)
     run = run_suites(lesson, entries, reference=reference, visible_only=visible_only)
-    reports = {}
-    for index, source in group:
-        key = f"s{index}"
-        each = opened[key]
-        if key in run.load_errors:
-            reports[index] = error_report(
-                source.display,
-                lesson,
-                run.load_errors[key],
-                session,
-                each.duration,
-                isolation=session.sandbox().isolation,
-                student=source.student,
-                isolation_gaps=session.sandbox().gaps,
-            )
-            continue
-        outcomes = run.outcomes[key]
-        reports[index] = GradeReport(
-            lesson=lesson.id,
-            submission=source.display,
-            status="graded",
-            tests=tuple(outcomes),
-            warnings=source.warnings + each.warnings,
-            duration_s=each.duration,
-            max_score=sum(t.max_score for t in outcomes),
+    return {index: report_of(run, f"s{index}", opened[f"s{index}"], session) for index, _ in group}
+
+
+def report_of(
+    run: SuiteRun, key: str, each: OpenedSubmission, session: GradingSession
+) -> GradeReport:
+    """The report of one submission a suite run graded under `key`."""
+    source = each.source
+    if key in run.load_errors:
+        return error_report(
+            source.display,
+            source.lesson,
+            run.load_errors[key],
+            session,
+            each.duration,
             isolation=session.sandbox().isolation,
             student=source.student,
             isolation_gaps=session.sandbox().gaps,
         )
-    return reports
+    outcomes = run.outcomes[key]
+    return GradeReport(
+        lesson=source.lesson.id,
+        submission=source.display,
+        status="graded",
+        tests=tuple(outcomes),
+        warnings=source.warnings + each.warnings,
+        duration_s=each.duration,
+        max_score=sum(t.max_score for t in outcomes),
+        isolation=session.sandbox().isolation,
+        student=source.student,
+        isolation_gaps=session.sandbox().gaps,
+    )
+
+
+# Gives the next submission to grade, preferably of the lesson named (None: any lesson),
+# and how many more of its lesson wait; None when there is none to take now.
+Take = Callable[[str | None], tuple[int, SubmissionPath, int] | None]
+
+
+class FedSession:
+    """One pytest session whose submissions are taken one at a time, as it reaches each.
+
+    A session has a number of slots; each slot takes its submission when the
+    session gets to it, so no submission waits behind a slow one in a batch
+    made up front. A submission read as another lesson than the session's is
+    graded after it, in a session of its own lesson.
+    """
+
+    def __init__(self, take: Take, lesson_id: str | None, session: GradingSession) -> None:
+        self._take = take
+        self.lesson_id = lesson_id
+        self.session = session
+        # Every submission taken, in order: what to grade again, one at a time, on a defect.
+        self.taken: list[tuple[int, SubmissionPath]] = []
+        self.reports: dict[int, GradeReport] = {}
+        self.other_lessons: list[tuple[int, SubmissionSource]] = []
+        self.slots: dict[str, tuple[int, OpenedSubmission]] = {}
+        self.left = 0
+
+    def grade(self, most_slots: int) -> dict[int, GradeReport]:
+        """Reports of every submission taken (none when there was nothing to take)."""
+        first = self._read_next(None)
+        if first is not None:
+            index, source = first
+            lesson = source.lesson
+            # No more slots than submissions likely to fill them: an empty one costs time too.
+            slots = min(most_slots, 1 + self.left)
+            entries = [
+                SuiteEntry(f"s{n}", self._opener(f"s{n}", lesson), self._closer(f"s{n}"))
+                for n in range(slots)
+            ]
+            self.slots["s0"] = (index, OpenedSubmission(source, self.session))
+            run = run_suites(lesson, entries, reference=self.session.reference(lesson))
+            for key, (index, each) in self.slots.items():
+                self.reports[index] = report_of(run, key, each, self.session)
+        by_lesson: dict[str, list[tuple[int, SubmissionSource]]] = {}
+        for index, source in self.other_lessons:
+            by_lesson.setdefault(source.lesson.id, []).append((index, source))
+        for group in by_lesson.values():
+            self.reports.update(grade_lesson_group(group, self.session))
+        return self.reports
+
+    def _opener(self, key: str, lesson: Lesson) -> Callable[[], SubmissionProxy]:
+        def open_slot() -> SubmissionProxy:
+            if key not in self.slots:
+                taken = self._read_next(lesson)
+                if taken is None:
+                    raise EmptySlot(key)
+                self.slots[key] = (taken[0], OpenedSubmission(taken[1], self.session))
+            return self.slots[key][1].open()
+
+        return open_slot
+
+    def _closer(self, key: str) -> Callable[[], None]:
+        return lambda: self.slots[key][1].close()
+
+    def _read_next(self, lesson: Lesson | None) -> tuple[int, SubmissionSource] | None:
+        """The next submission of `lesson`, read; errors in reading are reported on the way."""
+        while (taken := self._take(lesson.id if lesson else None)) is not None:
+            index, item, self.left = taken
+            self.taken.append((index, item))
+            read = read_item(item, self.lesson_id, self.session)
+            if isinstance(read, GradeReport):
+                self.reports[index] = read
+                continue
+            source = read
+            if lesson is None or source.lesson.id == lesson.id:
+                return index, source
+            self.other_lessons.append((index, source))
+        return None
 
 
 def error_report(

@@ -112,11 +112,17 @@ class SubmissionProxy(Calls):
         # Answers to calls sent ahead (see `ahead`), waiting for the test to make them.
         self._answered: deque[tuple[dict[str, Any], dict[str, Any] | Exception]] = deque()
 
-    def begin_test(self) -> None:
-        """A new grader test starts: a backend may forget an earlier test's timeout."""
+    def begin_test(self, call_seconds: float | None = None) -> None:
+        """A new grader test starts: a backend may forget an earlier test's timeout.
+
+        `call_seconds` is the limit the test states for each of its calls, if any
+        (its `call_seconds` marker), in place of the limit fitted to the call.
+        """
         self._answered.clear()
         begin = getattr(self._backend, "begin_test", None)
-        if begin is not None:
+        if begin is not None and call_seconds is not None:
+            begin(call_seconds)
+        elif begin is not None:
             begin()
 
     def ahead(self) -> CallsAhead:

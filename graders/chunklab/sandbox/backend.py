@@ -1,24 +1,30 @@
 """The backend grader tests talk to: one submission, in a worker, within its limits.
 
-A worker that times out or dies is replaced (the submission's code is run
-again in a fresh one) so the remaining tests still run; once the
-submission's total time (the time its calls took) is spent, every further
-call fails at once.
+Each call's limit fits the call (see `fitted_limits`). A worker that times
+out or dies is replaced (the submission's code is run again in a fresh one)
+so the remaining tests still run, each on its own; once a submission has run
+out of time, it is known to spin, and later calls get a shorter floor. Once
+the submission's total time (loading it and its calls) is spent, every
+further call fails at once.
 """
 
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 from chunklab.errors import SubmissionTimeoutError, WorkerDiedError
 from chunklab.reading.source import CodeCell
 from chunklab.running.submission_proxy import CallTimedOut, WorkerCrashed
+from chunklab.sandbox import fitted_limits
+from chunklab.sandbox.call_watch import CallLimit
+from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker import WorkerProcess
 from chunklab.sandbox.zygote import Zygote
 
-# Running a submission's cells may import modules; allow more than one call's time.
+# Running a submission's cells may import modules; its wall-clock ceiling.
 LOAD_SECONDS_FLOOR = 5.0
 
 
@@ -29,15 +35,21 @@ class SandboxBackend:
         cells: tuple[CodeCell, ...],
         limits: Limits,
         local_modules: tuple[str, ...] = (),
+        reference: ReferenceTimes | None = None,
     ) -> None:
         self.zygote = zygote
         self.cells = [cell.to_message() for cell in cells]
         # The student's own modules, which the import policy lets the code import.
         self.local_modules = list(local_modules)
         self.limits = limits
+        self.reference = (reference or ReferenceTimes(None)).mirror()
         self.worker: WorkerProcess | None = None
         self.spent = 0.0
         self.timed_out_in_test = False
+        # Set by a first time-out: the worker is known to spin.
+        self.spinning = False
+        # A limit the running grader test states for each of its calls.
+        self.stated_seconds: float | None = None
         self.output_was_cut = False
 
     def load(self) -> dict[str, Any]:
@@ -46,8 +58,9 @@ class SandboxBackend:
             return self._start_worker()
         except CallTimedOut:
             raise SubmissionTimeoutError(
-                f"running your code took longer than {self._load_seconds():g} seconds before any "
-                "test could start; look for a loop or a long computation outside your functions"
+                f"running your code took longer than {self._load_seconds():.2g} seconds before "
+                "any test could start; look for a loop or a long computation outside your "
+                "functions"
             ) from None
         except WorkerCrashed:
             raise WorkerDiedError(
@@ -56,28 +69,55 @@ class SandboxBackend:
             ) from None
 
     def _load_seconds(self) -> float:
-        return max(LOAD_SECONDS_FLOOR, self.limits.call_seconds)
+        return min(fitted_limits.load_seconds(self.limits), self._load_ceiling())
+
+    def _load_ceiling(self) -> float:
+        ceiling = max(LOAD_SECONDS_FLOOR, self.limits.call_seconds)
+        return min(ceiling, max(0.0, self.limits.submission_seconds - self.spent))
 
     def _start_worker(self) -> dict[str, Any]:
-        self.worker = self.zygote.spawn()
-        return self.worker.request(
-            {"op": "load", "cells": self.cells, "local_modules": self.local_modules},
-            self._load_seconds(),
-        )
+        """A fresh worker with the cells run in it; the time it takes counts as the submission's."""
+        self.worker = worker = self.zygote.spawn()
+        started = time.monotonic()
+        try:
+            worker.watch_next(CallLimit(self._load_seconds(), self.limits.memory_mb))
+            return worker.request(
+                {"op": "load", "cells": self.cells, "local_modules": self.local_modules},
+                self._load_ceiling(),
+            )
+        finally:
+            self._spend(worker, started)
 
-    def begin_test(self) -> None:
+    def begin_test(self, stated_seconds: float | None = None) -> None:
+        """A new grader test: an earlier test's time-out is forgotten; its own limit, if stated."""
         self.timed_out_in_test = False
+        self.stated_seconds = stated_seconds
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         worker = self._ready_worker()
+        self.reference.note(message)
+        worker.watch_next(partial(self._own_limit, message), from_start=self.spinning)
         started = time.monotonic()
         try:
             return worker.request(message, self._call_seconds())
         except CallTimedOut:
-            self.timed_out_in_test = True
+            self._timed_out()
             raise
         finally:
             self._spend(worker, started)
+
+    def _own_limit(self, message: dict[str, Any]) -> CallLimit:
+        seconds = fitted_limits.call_seconds(
+            self.limits,
+            self.reference.seconds(message),
+            spinning=self.spinning,
+            stated=self.stated_seconds,
+        )
+        return CallLimit(seconds, self.limits.memory_mb)
+
+    def _timed_out(self) -> None:
+        self.timed_out_in_test = True
+        self.spinning = True
 
     def request_many(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
         """Several calls sent at once, each with its own time limit.
@@ -87,17 +127,23 @@ class SandboxBackend:
         """
         worker = self._ready_worker()
         outcomes: list[dict[str, Any] | Exception] = []
+        for message in messages:
+            self.reference.note(message)
+        # Each call's limit is worked out only if the call is still running at a first look.
+        watches = [partial(self._own_limit, message) for message in messages]
         started = time.monotonic()
         try:
+            worker.watch_next(watches[0], from_start=self.spinning)
             worker.send({"op": "calls", "calls": messages}, self._call_seconds())
-            for _ in messages:
+            for watch in watches:
                 if self.limits.submission_seconds <= self.spent + time.monotonic() - started:
                     worker.kill()  # still busy with calls no one will wait for
                     outcomes.append(self._budget_spent())
                     break
+                worker.watch_next(watch, from_start=self.spinning)
                 outcomes.append(worker.answer(self._call_seconds(time.monotonic() - started)))
         except CallTimedOut as error:
-            self.timed_out_in_test = True
+            self._timed_out()
             outcomes.append(error)
         except WorkerCrashed as error:
             outcomes.append(error)

@@ -11,6 +11,7 @@ from chunklab.errors import UsageError
 @dataclass(frozen=True)
 class Limits:
     call_seconds: float = 2.0
+    call_floor_seconds: float = 0.1
     submission_seconds: float = 60.0
     memory_mb: int = 512
     cpu_seconds: int = 30
@@ -21,6 +22,10 @@ class Limits:
 
     HELP = {
         "call_seconds": "wall-clock limit of one call into a submission",
+        "call_floor_seconds": (
+            "least own time a call gets, on top of what the reference solution needs; "
+            "as large as --call-seconds: every call gets --call-seconds"
+        ),
         "submission_seconds": "wall-clock limit of all calls into one submission",
         "memory_mb": "memory of a submission, all its processes together where a "
         "memory cgroup can be made, else of each process",

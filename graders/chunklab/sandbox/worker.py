@@ -22,6 +22,7 @@ from chunklab.sandbox.answer_budget import (
     AnswerRefused,
     decode_answer,
 )
+from chunklab.sandbox.call_watch import CallLimit, CallWatch, ProcFiles, Verdict
 from chunklab.sandbox.cgroups import WorkerGroup
 
 
@@ -79,6 +80,16 @@ class WorkerProcess:
         self.writable.register(requests, select.POLLOUT)
         self.readable = select.poll()
         self.readable.register(answers, select.POLLIN)
+        self.proc_files: ProcFiles | None = None
+        self.watch: CallWatch | None = None
+
+    def watch_next(
+        self, limit: CallLimit | Callable[[], CallLimit], *, from_start: bool = False
+    ) -> None:
+        """The next call's own limits, watched while its request and answer are awaited."""
+        if self.proc_files is None:
+            self.proc_files = ProcFiles(self.pid)
+        self.watch = CallWatch(self.proc_files, limit, from_start=from_start)
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send one request; its answer, or `CallTimedOut` / `WorkerCrashed`."""
@@ -143,10 +154,23 @@ class WorkerProcess:
         return line
 
     def _wait(self, poller: select.poll, deadline: float, timeout: float) -> None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not poller.poll(remaining * 1000):
-            self.kill()
-            raise CallTimedOut(f"Your code did not finish within {timeout:g} seconds.")
+        """Wait until `poller` is ready; a watched call is looked at now and then meanwhile."""
+        while True:
+            now = time.monotonic()
+            remaining = deadline - now
+            if remaining <= 0:
+                self.kill()
+                raise CallTimedOut(f"Your code did not finish within {timeout:g} seconds.")
+            watch = self.watch
+            wait = remaining if watch is None else min(remaining, watch.next_look())
+            if poller.poll(wait * 1000):
+                return
+            if watch is not None:
+                try:
+                    watch.look(time.monotonic(), deadline)
+                except Verdict as verdict:
+                    self.kill()
+                    raise CallTimedOut(str(verdict)) from None
 
     def _ended_message(self) -> str:
         if any(group.ran_out() for group in self.groups):
@@ -180,6 +204,8 @@ class WorkerProcess:
                 os.close(fd)
         if self.pidfd is not None:
             os.close(self.pidfd)
+        if self.proc_files is not None:
+            self.proc_files.close()
         self.output.join(timeout=2)
         if self.work_dir is not None:
             shutil.rmtree(self.work_dir, ignore_errors=True)

@@ -18,7 +18,7 @@ from chunklab.suites.checks import (
     send_ahead,
     shorten,
 )
-from chunklab.suites.long_texts import expect_answer_in_time, long_text
+from chunklab.suites.long_texts import LONG_TEXT_SECONDS, expect_answer_in_time, long_text
 
 pytestmark = pytest.mark.visibility("hidden")
 
@@ -286,6 +286,7 @@ def test_random_texts_give_exactly_the_windows(submission, reference):
     )
 
 
+@pytest.mark.call_seconds(LONG_TEXT_SECONDS)
 @pytest.mark.rule(
     "Documents in RAG are long: a text of a million characters is chunked correctly within "
     "2 seconds, with no recursion limit reached."

@@ -542,6 +542,7 @@ def test_window_edges_count(submission):
         check_cuts(keep_all(submission, chunk_size, overlap), text)
 
 
+@pytest.mark.call_seconds(LONG_TEXT_SECONDS)
 @pytest.mark.rule(
     "Documents in RAG are long: a text of a million characters is chunked correctly within "
     "2 seconds, with no recursion limit reached."

@@ -1,0 +1,241 @@
+"""A call's limit fits the call, a worker's own time leaves out its wait for a CPU, and a
+runaway in memory is stopped by its growth."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from chunklab.sandbox import fitted_limits
+from chunklab.sandbox.call_watch import CallLimit, CallWatch, Verdict
+from chunklab.sandbox.fitted_limits import FACTOR, ReferenceTimes, call_seconds
+from chunklab.sandbox.limits import Limits
+
+LIMITS = Limits(call_seconds=2.0, call_floor_seconds=0.1)
+
+
+@pytest.fixture
+def margin() -> float:
+    return fitted_limits.floor_margin()
+
+
+def test_a_call_gets_the_floor_plus_a_multiple_of_the_reference_time(margin):
+    assert call_seconds(LIMITS, None, spinning=False, stated=None) == pytest.approx(0.1 * margin)
+    assert call_seconds(LIMITS, 0.001, spinning=False, stated=None) == pytest.approx(
+        0.1 * margin + FACTOR * 0.001
+    )
+
+
+def test_call_seconds_is_the_ceiling():
+    assert call_seconds(LIMITS, 1.0, spinning=False, stated=None) == 2.0
+
+
+def test_a_worker_known_to_spin_gets_a_shorter_floor_but_the_same_room_for_the_call(margin):
+    spinning = call_seconds(LIMITS, 0.001, spinning=True, stated=None)
+    assert spinning == pytest.approx(0.1 * margin * fitted_limits.SPINNING_SHARE + FACTOR * 0.001)
+
+
+def test_a_stated_limit_replaces_the_fitted_one_within_call_seconds():
+    assert call_seconds(LIMITS, 0.5, spinning=True, stated=1.5) == 1.5
+    assert call_seconds(LIMITS, None, spinning=False, stated=9.0) == 2.0
+
+
+def test_a_floor_as_large_as_the_ceiling_gives_every_call_the_ceiling():
+    fixed = Limits(call_seconds=1.0, call_floor_seconds=1.0)
+    assert call_seconds(fixed, 0.0001, spinning=True, stated=None) == 1.0
+    assert fitted_limits.load_seconds(fixed) == 5.0
+
+
+def counting_reference() -> tuple[types.ModuleType, list[str]]:
+    """A stand-in reference solution that notes each call it gets."""
+    made: list[str] = []
+    module = types.ModuleType("reference")
+
+    def chunk(text, size, overlap):
+        made.append(f"chunk {text}")
+        if size <= 0:
+            raise ValueError("size")
+        return [text]
+
+    class Pipeline:
+        def __init__(self, size=5):
+            made.append(f"new {size}")
+            self.size = size
+
+        def chunk_text(self, text):
+            made.append(f"chunk_text {text} {self.size}")
+            return [text]
+
+    module.chunk = chunk
+    module.Pipeline = Pipeline
+    return module, made
+
+
+def call(name, *args, op="call", handle=None):
+    message = {"op": op, "name": name, "args": list(args), "kwargs": {}}
+    if handle is not None:
+        message["handle"] = handle
+    return message
+
+
+def test_the_reference_makes_each_call_once_per_grading_process():
+    module, made = counting_reference()
+    times = ReferenceTimes(module)
+    first, second = times.mirror(), times.mirror()
+    assert first.seconds(call("chunk", "abc", 2, 1)) is not None
+    assert second.seconds(call("chunk", "abc", 2, 1)) is not None
+    assert made == ["chunk abc"]
+
+
+def test_methods_are_timed_on_the_reference_object_made_with_the_same_arguments():
+    module, made = counting_reference()
+    times = ReferenceTimes(module)
+    mirror = times.mirror()
+    mirror.seconds(call("Pipeline", 7, op="new", handle=1))
+    assert mirror.seconds(call("chunk_text", "xy", op="method", handle=1)) is not None
+    # Another submission makes the same object and the same call: both are known.
+    other = times.mirror()
+    other.seconds(call("Pipeline", 7, op="new", handle=1))
+    other.seconds(call("chunk_text", "xy", op="method", handle=1))
+    # The same method on an object made otherwise is a different call.
+    other.seconds(call("Pipeline", 3, op="new", handle=2))
+    other.seconds(call("chunk_text", "xy", op="method", handle=2))
+    assert made == ["new 7", "chunk_text xy 7", "new 3", "chunk_text xy 3"]
+
+
+def test_calls_the_reference_cannot_answer_have_no_time():
+    module, _ = counting_reference()
+    mirror = ReferenceTimes(module).mirror()
+    assert mirror.seconds(call("chunk", "abc", 0, 0)) is None  # it raises
+    assert mirror.seconds(call("missing", 1)) is None
+    assert mirror.seconds(call("chunk_text", "x", op="method", handle=9)) is None
+    assert ReferenceTimes(None).mirror().seconds(call("chunk", "a", 1, 0)) is None
+
+
+def test_the_reference_gets_copies_of_the_arguments():
+    module = types.ModuleType("reference")
+    module.chunk = lambda items: items.append("changed")
+    message = call("chunk", ["kept"])
+    ReferenceTimes(module).mirror().seconds(message)
+    assert message["args"] == [["kept"]]
+
+
+class ScriptedProcFiles:
+    """What /proc says about a worker, look by look."""
+
+    def __init__(self, delays: list[float], sizes: list[float] | None = None) -> None:
+        self.delays = iter(delays)
+        self.sizes = iter(sizes or [])
+
+    def run_delay(self) -> float | None:
+        return next(self.delays)
+
+    def resident_mb(self) -> float | None:
+        return next(self.sizes, None)
+
+
+def test_own_time_leaves_out_the_wait_for_a_cpu():
+    # Looks 0.1 s apart; the worker waited for a CPU for 0.09 s of each.
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.09, 0.18]), CallLimit(0.05, 512))
+    for now in (1.0, 1.1, 1.2):
+        watch.look(now, deadline=99.0)
+    assert watch.own_time(1.3, 0.27) == pytest.approx(0.03)
+
+
+def test_a_call_past_its_own_time_is_stopped():
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.0]), CallLimit(0.05, 512))
+    watch.look(1.0, 99.0)
+    with pytest.raises(Verdict, match="did not finish within 0.05 seconds"):
+        watch.look(1.06, 99.0)
+
+
+def test_own_time_is_wall_time_where_the_wait_cannot_be_read():
+    watch = CallWatch(ScriptedProcFiles([None, None]), CallLimit(0.05, 512))
+    watch.look(1.0, 99.0)
+    with pytest.raises(Verdict):
+        watch.look(1.06, 99.0)
+
+
+def test_a_worker_known_to_spin_is_timed_from_the_start():
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.0]), CallLimit(0.01, 512), from_start=True)
+    assert watch.first_look is not None
+    assert watch.next_look() == pytest.approx(0.01)
+
+
+def grow(sizes: list[float], every: float = 0.02, deadline: float = 2.0) -> CallWatch:
+    watch = CallWatch(ScriptedProcFiles([0.0] * len(sizes), sizes), CallLimit(10.0, 512))
+    for number in range(len(sizes)):
+        watch.look(number * every, deadline)
+    return watch
+
+
+def test_memory_that_keeps_growing_towards_the_limit_is_stopped_before_it():
+    # 40 MB per look of 0.02 s: 2 GB a second, from 10 MB; the limit is 512 MB.
+    with pytest.raises(Verdict, match="kept taking more memory") as stopped:
+        grow([10.0 + 40 * n for n in range(11)])
+    assert "512 MB" in str(stopped.value)
+
+
+def test_memory_that_grows_then_stops_is_not_stopped():
+    grow([10.0 + 10 * n for n in range(5)] + [50.0] * 6 + [60.0, 70.0])
+
+
+def test_a_small_growth_is_not_judged():
+    grow([10.0 + 5 * n for n in range(12)])
+
+
+def test_growth_that_would_not_reach_the_limit_in_time_is_not_stopped():
+    grow([100.0 + 2 * n for n in range(60)], deadline=2.0)
+
+
+def test_the_times_kept_stay_few_however_many_calls(monkeypatch):
+    monkeypatch.setattr(fitted_limits, "MOST_KEPT", 10)
+    module, _ = counting_reference()
+    times = ReferenceTimes(module)
+    for number in range(25):
+        times.mirror().seconds(call("chunk", f"text {number}", 2, 1))
+    assert 0 < len(times.known) <= 10
+
+
+def test_a_long_call_is_kept_under_a_short_key():
+    module, _ = counting_reference()
+    times = ReferenceTimes(module)
+    times.mirror().seconds(call("chunk", "x" * 100_000, 2, 1))
+    assert all(len(key) <= fitted_limits.LONG_KEY for key in times.known)
+
+
+def test_the_next_look_comes_when_the_own_time_may_run_out():
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.0, 0.0]), CallLimit(0.025, 512))
+    assert watch.next_look() == pytest.approx(0.01)  # the first look, to start counting
+    watch.look(1.0, 99.0)
+    watch.look(1.02, 99.0)
+    assert watch.next_look() == pytest.approx(0.005)
+    with pytest.raises(Verdict):
+        watch.look(1.03, 99.0)
+
+
+def test_a_limit_given_as_a_function_is_worked_out_only_at_a_look():
+    asked = []
+
+    def limit():
+        asked.append(1)
+        return CallLimit(0.05, 512)
+
+    quick = CallWatch(ScriptedProcFiles([]), limit)
+    assert quick.next_look() == pytest.approx(0.01) and asked == []  # answered before a look
+    slow = CallWatch(ScriptedProcFiles([0.0, 0.0]), limit)
+    slow.look(1.0, 99.0)
+    with pytest.raises(Verdict):
+        slow.look(1.06, 99.0)
+    assert asked == [1]
+
+
+def test_an_object_noted_but_not_timed_is_made_when_its_method_is_timed():
+    module, made = counting_reference()
+    times = ReferenceTimes(module)
+    times.mirror().seconds(call("Pipeline", 4, op="new", handle=1))
+    other = times.mirror()
+    other.note(call("Pipeline", 4, op="new", handle=1))  # its making is known: not timed again
+    assert other.seconds(call("chunk_text", "ab", op="method", handle=1)) is not None
+    assert made == ["new 4", "new 4", "chunk_text ab 4"]

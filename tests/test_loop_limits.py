@@ -1,0 +1,144 @@
+"""Loops cost little and change no score: limits fitted to each call, in a real sandbox."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from chunklab.batch import grade_many
+from chunklab.kit import find_kit, load_reference
+from chunklab.lessons import LESSONS
+from chunklab.reading.read import SubmissionPath
+from chunklab.reading.source import CodeCell
+from chunklab.running.plugin import MARKERS
+from chunklab.running.submission_proxy import CallTimedOut, SubmissionProxy
+from chunklab.sandbox.backend import SandboxBackend
+from chunklab.sandbox.fitted_limits import ReferenceTimes, call_seconds
+from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.zygote import Zygote, ZygoteSettings
+from chunklab.validation import expectations
+
+KIT = Path(__file__).resolve().parent.parent
+LIMITS = Limits(call_seconds=2.0, submission_seconds=30.0)
+
+
+@pytest.fixture(scope="module")
+def zygote() -> Iterator[Zygote]:
+    with Zygote(ZygoteSettings(LIMITS)) as started:
+        yield started
+
+
+@pytest.fixture
+def backend_of(zygote: Zygote) -> Iterator[Callable[..., SandboxBackend]]:
+    made: list[SandboxBackend] = []
+
+    def make(source: str, limits: Limits = LIMITS, reference=None) -> SandboxBackend:
+        backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), limits, reference)
+        made.append(backend)
+        return backend
+
+    yield make
+    for backend in made:
+        backend.close()
+
+
+def floor(spinning: bool = False) -> float:
+    return call_seconds(LIMITS, None, spinning=spinning, stated=None)
+
+
+def timeout_of(proxy: SubmissionProxy, call: Callable[[], object]) -> str:
+    proxy.begin_test()
+    with pytest.raises(CallTimedOut) as stopped:
+        call()
+    return str(stopped.value)
+
+
+def test_after_a_first_timeout_later_tests_get_the_shorter_floor_and_still_pass(backend_of):
+    backend = backend_of(
+        "def spin():\n    while True:\n        pass\ndef fine(n):\n    return sum(range(n))\n"
+    )
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    assert f"within {floor():.2g} seconds" in timeout_of(proxy, proxy.spin)
+    assert f"within {floor(spinning=True):.2g} seconds" in timeout_of(proxy, proxy.spin)
+    proxy.begin_test()
+    assert proxy.fine(1000) == 499500  # each test still graded on its own
+
+
+def test_a_call_the_reference_needs_long_for_gets_room_in_proportion(backend_of):
+    reference = ReferenceTimes(load_reference(find_kit(KIT), LESSONS["char_chunk"]))
+    slow = KIT / "solutions" / "alternatives" / "char_chunk" / "slow_character_by_character.py"
+    backend = backend_of(slow.read_text(), reference=reference)
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    proxy.begin_test()
+    text = "a somewhat long text to chunk " * 3000
+    assert proxy.chunk(text, 7, 3) == load_reference(find_kit(KIT), LESSONS["char_chunk"]).chunk(
+        text, 7, 3
+    )
+
+
+def test_a_stated_limit_is_the_limit_of_each_call_of_that_test(backend_of):
+    backend = backend_of("import time\ndef nap(seconds):\n    time.sleep(seconds)\n    return 1\n")
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    assert f"within {floor():.2g} seconds" in timeout_of(proxy, lambda: proxy.nap(0.4))
+    proxy.begin_test(call_seconds=1.5)
+    assert proxy.nap(0.4) == 1
+    assert any(line.startswith("call_seconds(n)") for line in MARKERS)
+
+
+def test_memory_that_keeps_growing_is_stopped_before_the_memory_limit(backend_of):
+    backend = backend_of(
+        "def hoard():\n    kept = []\n    while True:\n        kept.append('x' * 4096)\n",
+        # Room above what a worker reserves at its start, so the growth shows first.
+        Limits(call_seconds=30.0, submission_seconds=60.0, memory_mb=2048),
+    )
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    proxy.begin_test(call_seconds=30.0)
+    with pytest.raises(CallTimedOut, match="kept taking more memory"):
+        proxy.hoard()
+
+
+def test_loading_counts_toward_the_submission_time(backend_of):
+    backend = backend_of("import time\ntime.sleep(0.15)\ndef chunk():\n    return []\n")
+    backend.load()
+    assert backend.spent >= 0.15
+
+
+def test_a_loop_at_import_is_an_error_of_its_own(backend_of):
+    from chunklab.errors import SubmissionTimeoutError
+
+    backend = backend_of("while True:\n    pass\n")
+    with pytest.raises(SubmissionTimeoutError, match="before any test could start"):
+        backend.load()
+
+
+def corpus() -> list[Path]:
+    """References, valid alternatives (slow ones included) and known mistakes."""
+    kit = find_kit(KIT)
+    return [case.path for lesson in LESSONS.values() for case in expectations(kit, lesson)]
+
+
+def test_fitted_limits_change_no_score_against_generous_ones():
+    """Every file of the validate corpus, and the slow but correct ones, scores the same
+    with fitted limits as with every call given a whole second."""
+    paths = corpus()
+    assert any(path.name.startswith("slow_") for path in paths)
+    items = [(n, SubmissionPath(path, str(path))) for n, path in enumerate(paths)]
+    kit = find_kit(KIT)
+    generous = Limits(call_seconds=1.0, call_floor_seconds=1.0)
+    fitted = dict(grade_many(items, None, kit, Limits(), 2))
+    wide = dict(grade_many(items, None, kit, generous, 2))
+    differ = {
+        str(paths[n]): (fitted[n]["score"], wide[n]["score"])
+        for n in fitted
+        if fitted[n]["score"] != wide[n]["score"]
+    }
+    assert differ == {}, json.dumps(differ, indent=1)
+    slow = [n for n, path in enumerate(paths) if path.name.startswith("slow_")]
+    assert all(fitted[n]["score"] == fitted[n]["max_score"] for n in slow)
