@@ -11,9 +11,15 @@ from chunklab import grading
 from chunklab.batch import grade_fed, grade_many, start_method
 from chunklab.grading import FedSession, GradingSession
 from chunklab.kit import find_kit
+from chunklab.lessons import LESSONS
 from chunklab.reading.read import SubmissionPath
+from chunklab.running.pytest_run import suite_max_score
 from chunklab.sandbox.limits import Limits
 from chunklab.work_pool import WorkPool
+
+# Full marks of the two lessons these tests grade, as their suites say.
+CHAR_FULL = suite_max_score(LESSONS["char_chunk"])
+WORD_FULL = suite_max_score(LESSONS["word_chunk"])
 
 LESSON_IDS = ("char_chunk", "word_chunk", "chunking_pipeline")
 KIT = Path(__file__).resolve().parent.parent
@@ -131,7 +137,7 @@ def test_a_session_takes_each_submission_only_when_it_reaches_its_slot(session, 
         "take 3",
     ]
     assert sorted(reports) == [0, 1, 2, 3]
-    assert [reports[i].score for i in (0, 1, 3)] == [25.0, 25.0, 25.0]
+    assert [reports[i].score for i in (0, 1, 3)] == [CHAR_FULL] * 3
     assert reports[2].status == "error" and reports[2].errors[0].kind == "broken_notebook"
 
 
@@ -146,9 +152,9 @@ def test_a_submission_of_another_lesson_is_graded_after_the_session(session, tmp
     pool = WorkPool(items, None)
     reports = FedSession(pool.take, None, session).grade(5)
     assert {index: (r.lesson, r.score) for index, r in reports.items()} == {
-        0: ("char_chunk", 25.0),
-        1: ("word_chunk", 25.0),
-        2: ("char_chunk", 25.0),
+        0: ("char_chunk", CHAR_FULL),
+        1: ("word_chunk", WORD_FULL),
+        2: ("char_chunk", CHAR_FULL),
     }
 
 
@@ -166,7 +172,7 @@ def test_shared_out_or_in_one_process_the_reports_are_the_same(tmp_path):
     shared = list(grade_many(items, None, kit, Limits(), 2))
     assert sorted(index for index, _ in shared) == list(range(len(files)))
     assert {i: r["score"] for i, r in shared} == {i: r["score"] for i, r in alone.items()}
-    assert alone[8]["score"] < 25.0
+    assert alone[8]["score"] < CHAR_FULL
 
 
 def test_a_feed_that_fails_before_giving_any_work_ends_the_grading_process(session):
@@ -193,8 +199,8 @@ def test_a_defect_that_stops_a_session_grades_each_taken_submission_on_its_own(
     monkeypatch.setattr(grading, "run_suites", broken_once)
     pool = WorkPool(items, None)
     # The session stopped before its next slot: only what it took is graded again.
-    assert {i: r["score"] for i, r in grade_fed(pool.take, None, session)} == {0: 25.0}
-    assert {i: r["score"] for i, r in grade_fed(pool.take, None, session)} == {1: 25.0}
+    assert {i: r["score"] for i, r in grade_fed(pool.take, None, session)} == {0: CHAR_FULL}
+    assert {i: r["score"] for i, r in grade_fed(pool.take, None, session)} == {1: CHAR_FULL}
     assert grade_fed(pool.take, None, session) is None
 
 
@@ -216,5 +222,5 @@ def test_a_grading_process_that_dies_costs_only_what_it_held(tmp_path, monkeypat
     assert sorted(reports) == list(range(6))
     assert reports[3]["status"] == "error" and "stopped" in reports[3]["errors"][0]["message"]
     lost = [i for i, r in reports.items() if r["status"] == "error"]
-    graded = [i for i, r in reports.items() if r["score"] == 25.0]
+    graded = [i for i, r in reports.items() if r["score"] == CHAR_FULL]
     assert 3 in lost and sorted(lost + graded) == list(range(6))

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from chunklab.running.call_errors import CallTimedOut, WorkerCrashed
+from chunklab.sandbox.call_watch import CallLimit, out_of_own_time
+from chunklab.sandbox.fitted_limits import WALL_CLOCK_MARGIN
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_main import Session
 
@@ -78,6 +80,27 @@ class InProcessWorker:
         self.interrupted = False
         self.recursion_limit = WORKER_RECURSION_LIMIT
         self.queued: deque[dict[str, Any]] = deque()
+        self.limit: CallLimit | Callable[[], CallLimit] | None = None
+
+    def watch_next(
+        self, limit: CallLimit | Callable[[], CallLimit], *, from_start: bool = False
+    ) -> None:
+        """The next call's own limit, as a worker takes it; here it bounds wall-clock time."""
+        self.limit = limit
+
+    def own_seconds(self, timeout: float) -> tuple[float, str | None]:
+        """The next call's wall-clock limit here, and the message grading would give.
+
+        A thread's wait for the CPU cannot be told apart from its work, so the
+        own time is stretched as grading stretches it where it cannot tell either;
+        the message names the own time, as grading's does.
+        """
+        limit = self.limit() if callable(self.limit) else self.limit
+        self.limit = None
+        if limit is None or limit.own_seconds >= timeout:
+            return timeout, None
+        seconds = min(timeout, limit.own_seconds * WALL_CLOCK_MARGIN)
+        return seconds, out_of_own_time(limit.own_seconds)
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         self.send(message, timeout)
@@ -94,7 +117,8 @@ class InProcessWorker:
         message = self.queued.popleft()
         try:
             with self.worker_like():
-                answer = within(timeout, lambda: self.run(message))
+                seconds, message_if_late = self.own_seconds(timeout)
+                answer = within(seconds, lambda: self.run(message), message_if_late)
         except CallTimedOut:
             # A real worker is ended here; the next request starts a fresh one.
             self.kill()
@@ -214,7 +238,9 @@ class CallThread(threading.Thread):
             )
 
 
-def within(seconds: float, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+def within(
+    seconds: float, work: Callable[[], dict[str, Any]], message_if_late: str | None = None
+) -> dict[str, Any]:
     """`work()`, run on its own thread and stopped with `CallTimedOut` after `seconds`.
 
     The stop is raised again a few times in case the code catches it; code that
@@ -234,7 +260,9 @@ def within(seconds: float, work: Callable[[], dict[str, Any]]) -> dict[str, Any]
             thread.join(STOP_WAIT_SECONDS)
             if not thread.is_alive():
                 break
-        raise CallTimedOut(f"Your code did not finish within {seconds:g} seconds.")
+        raise CallTimedOut(
+            message_if_late or f"Your code did not finish within {seconds:g} seconds."
+        )
     if thread.error is not None:
         raise thread.error
     assert thread.result is not None

@@ -34,8 +34,8 @@ class SandboxBackend:
         zygote: Zygote,
         cells: tuple[CodeCell, ...],
         limits: Limits,
-        local_modules: tuple[str, ...] = (),
         reference: ReferenceTimes | None = None,
+        local_modules: tuple[str, ...] = (),
     ) -> None:
         self.zygote = zygote
         self.cells = [cell.to_message() for cell in cells]

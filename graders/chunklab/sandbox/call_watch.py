@@ -39,6 +39,14 @@ class CallLimit:
     memory_mb: int
 
 
+def out_of_own_time(seconds: float) -> str:
+    """What a student reads when a call ran out of its own time."""
+    return (
+        f"Your code did not finish within {seconds:.2g} seconds, "
+        "far longer than this input needs (look for a loop that never ends)."
+    )
+
+
 class Verdict(Exception):
     """Why a watched call was stopped; the message is for the student."""
 
@@ -129,10 +137,7 @@ class CallWatch:
             return self._watch_memory(now, deadline)
         self.spent = self.own_time(now, delay)
         if self.spent >= self.limit.own_seconds:
-            raise Verdict(
-                f"Your code did not finish within {self.limit.own_seconds:.2g} seconds, "
-                "far longer than this input needs (look for a loop that never ends)."
-            )
+            raise Verdict(out_of_own_time(self.limit.own_seconds))
         self._watch_memory(now, deadline)
 
     def own_time(self, now: float, delay: float | None) -> float:
