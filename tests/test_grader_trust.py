@@ -201,3 +201,35 @@ def test_a_missing_metadata_key_is_shown_as_python_shows_it():
     message = failure_of(test, proxy, "chunking_pipeline")
     assert message.startswith("Input: ChunkingPipeline(chunk_size=40, overlap=5, min_chunk_size=0)")
     assert message.endswith("\nIt raised KeyError: 'metadata'")
+
+
+# --- A wrong whitespace cut is blamed on the whitespace rule ---------------------------------
+
+
+def test_a_wrong_whitespace_cut_is_not_blamed_on_sentence_ends():
+    from tests.test_pipeline_lesson import grade_file
+
+    outcomes = grade_file(mistake("chunking_pipeline", "first_whitespace.py"))
+    failed = {o.name.split("::")[1] for o in outcomes if o.outcome != "passed"}
+    assert failed == {
+        "test_ends_at_last_whitespace",
+        "test_ends_at_last_whitespace_other_texts",
+        "test_any_whitespace_separates_words",
+        "test_window_edges_count",
+        "test_random_texts_follow_cutting_rules",
+        "test_a_long_document",
+    }
+
+
+def test_a_sentence_check_says_when_its_window_has_no_usable_sentence_end():
+    from chunklab.suites.chunking_pipeline.hidden_cutting import allowed_ends
+
+    text = "Wait! Are you really sure about that? Yes."
+    assert allowed_ends(text, 0, 30, 6) == {25: "word", 26: "word"}
+    relaxed = allowed_ends(text, 0, 30, 6, any_whitespace=True)
+    assert relaxed == {end: "any whitespace" for end in (9, 10, 13, 14, 20, 21, 25, 26)}
+    said = pipeline_visible.describe_ends(text, 0, 30, relaxed)
+    assert said == (
+        "at a usable whitespace, as its window has no usable sentence end "
+        "(which whitespace is a rule of its own, checked apart)"
+    )

@@ -314,9 +314,15 @@ def describe_ends(text: str, start: int, chunk_size: int, ends: dict[int, str]) 
         "word": "at the last usable whitespace in its window, so that no word is cut",
         "hard": f"after exactly chunk_size ({chunk_size}) characters, as its window has no "
         "usable sentence end or whitespace",
+        "any whitespace": "at a usable whitespace, as its window has no usable sentence end "
+        "(which whitespace is a rule of its own, checked apart)",
     }
     said = " or ".join(dict.fromkeys(rules[kind] for kind in ends.values()))
-    tails = " or ".join(shorten(text[max(start, end - 24) : end], 60) for end in sorted(ends))
+    # Any whitespace allows too many ends to list; the other rules' ends are listed.
+    listed = sorted(end for end, kind in ends.items() if kind != "any whitespace")
+    if not listed:
+        return said
+    tails = " or ".join(shorten(text[max(start, end - 24) : end], 60) for end in listed)
     return f"{said}; that is, to end with {tails}"
 
 
