@@ -20,6 +20,9 @@ PUBLIC_CASES = {
     "sentence ends": [(STORY, 40, 8), (STORY, 60, 15), (STORY, 35, 0)],
     "whitespace": [(WORDS, 20, 5), (WORDS, 33, 10), (WORDS, 16, 0)],
 }
+# The checks of sentence ends leave which whitespace a window without one ends at to
+# the whitespace checks (see `allowed_ends`).
+ANY_WHITESPACE = {"sentence ends"}
 
 
 def public_cuts() -> dict[str, list[dict[str, Any]]]:
@@ -31,7 +34,9 @@ def public_cuts() -> dict[str, list[dict[str, Any]]]:
                 "overlap": overlap,
                 "ends": {
                     str(start): {str(end): kind for end, kind in sorted(ends.items())}
-                    for start, ends in ends_table(text, chunk_size, overlap).items()
+                    for start, ends in ends_table(
+                        text, chunk_size, overlap, any_whitespace=name in ANY_WHITESPACE
+                    ).items()
                 },
             }
             for text, chunk_size, overlap in cases

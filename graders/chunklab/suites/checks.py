@@ -98,7 +98,24 @@ def what_it_raised(fn: Callable[..., Any], exc: Exception) -> str:
         limit = memory_limit_mb(fn)
         used = f"more than {limit} MB" if limit else "more memory than it may"
         return f"It ran out of memory: it used {used} (MemoryError)."
-    return f"It raised {type(exc).__name__}: {shorten(str(exc), 160)}"
+    return f"It raised {type(exc).__name__}: {raised_message(exc)}"
+
+
+def raised_message(exc: Exception) -> str:
+    """What the submission's exception said, quoted once.
+
+    An exception from the submission comes back rebuilt around the text of its
+    `str()`. For a KeyError that text is already the quoted key, and `str()` of the
+    rebuilt KeyError would quote it again, so it is shown as it came.
+    """
+    rebuilt = getattr(exc, "chunklab_call", None) is not None
+    if rebuilt and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        message = exc.args[0]
+    else:
+        message = str(exc)
+    if isinstance(exc, KeyError):
+        return message if len(message) <= 160 else f"{message[:140]} ...[cut]"
+    return shorten(message, 160)
 
 
 def memory_limit_mb(fn: Callable[..., Any]) -> int | None:
@@ -113,14 +130,60 @@ def memory_limit_mb(fn: Callable[..., Any]) -> int | None:
 def expect_result(fn: Callable[..., Any], args: tuple, expected: Any, **kwargs: Any) -> Any:
     """Call the submission and require exactly `expected` back."""
     actual = result_of(fn, *args, **kwargs)
-    if not same_value(actual, expected):
-        raise RuleBroken(
-            f"Input: {call_text(fn, args, kwargs)}\n"
-            f"Expected: {shorten(expected)}\n"
-            f"Got: {shorten(actual)}{type_note(actual, expected)}"
-            f"{type_difference(actual, expected)}"
-        )
+    expect_same(actual, expected, given=call_text(fn, args, kwargs))
     return actual
+
+
+def expect_same(actual: Any, expected: Any, *, given: str) -> None:
+    """Require the answer to the call `given` to be exactly `expected`."""
+    if same_value(actual, expected):
+        return
+    if too_long_to_show(actual, expected):
+        raise RuleBroken(f"Input: {given}\n{first_difference(actual, expected)}")
+    raise RuleBroken(
+        f"Input: {given}\n"
+        f"Expected: {shorten(expected)}\n"
+        f"Got: {shorten(actual)}{type_note(actual, expected)}"
+        f"{type_difference(actual, expected)}"
+    )
+
+
+def too_long_to_show(actual: Any, expected: Any) -> bool:
+    """Two lists at least one of which would be cut when shown whole."""
+    if not (isinstance(actual, list) and isinstance(expected, list)):
+        return False
+    return len(repr(expected)) > MAX_SHOWN or len(repr(actual)) > MAX_SHOWN
+
+
+def first_difference(actual: list, expected: list) -> str:
+    """Where two long lists of chunks first differ, chunk against chunk, with both counts.
+
+    Two long lists cut in the middle look alike; the first chunk that differs
+    (and how many chunks each list has) says what went wrong.
+    """
+    index = next(
+        (k for k, (a, e) in enumerate(zip(actual, expected, strict=False)) if not same_value(a, e)),
+        min(len(actual), len(expected)),
+    )
+
+    def at(chunks: list) -> str:
+        return (
+            f"chunk {index} is {shorten(chunks[index])}"
+            if index < len(chunks)
+            else (f"there is no chunk {index}")
+        )
+
+    right = f"Chunks 0 to {index - 1} are right; c" if index else "C"
+    note = ""
+    if index < min(len(actual), len(expected)):
+        note = type_difference(actual[index], expected[index]).replace(
+            "the value", f"chunk {index}"
+        )
+    return (
+        f"Expected: {len(expected)} chunks; {at(expected)}\n"
+        f"Got: {len(actual)} chunks; {at(actual)}{note}\n"
+        f"{right}hunk {index} is the first that differs."
+    )
 
 
 def expect_raises(

@@ -12,8 +12,11 @@ import random
 import time
 from collections.abc import Callable
 from functools import cache
+from typing import TypeVar
 
-from chunklab.suites.checks import Lazy, RuleBroken, call_text, expect_result
+from chunklab.suites.checks import Lazy, RuleBroken, call_text, expect_same, result_of
+
+T = TypeVar("T")
 
 # The time a long document may take, stated in each lesson's rule; well above what a
 # plain loop needs (a few hundredths of a second) and far below what quadratic work needs.
@@ -42,27 +45,66 @@ def long_text(length: int) -> str:
 def expect_within(
     seconds: float, check: Callable[[], object], *, given: str | Lazy, tries: int = 2
 ) -> None:
-    """Run `check` (which calls the submission) and require it to finish within `seconds`.
+    """Run `check` (which calls the submission and judges its answer) within `seconds`."""
+    expect_right_in_time(seconds, check, lambda _: None, given=given, tries=tries)
 
-    A right answer that came too slowly is asked for again, up to `tries` times in all:
-    a busy grading machine can slow one call down, but work that grows with the square
-    of the text is slow every time.
+
+def expect_right_in_time(
+    seconds: float,
+    answer: Callable[[], T],
+    judge: Callable[[T], None],
+    *,
+    given: str | Lazy,
+    tries: int = 2,
+) -> None:
+    """`answer()` (a call into the submission) must be judged right, and come within `seconds`.
+
+    Correctness comes first: a wrong answer is reported as wrong, with how long it
+    took, so the feedback never leaves it open whether time or the answer is the
+    problem. A right answer that came too slowly is asked for again, up to `tries`
+    times in all: a busy grading machine can slow one call down, but work that grows
+    with the square of the text is slow every time.
     """
     spent: list[float] = []
     while len(spent) < tries:
         started = time.monotonic()
-        check()
+        value = answer()
         spent.append(time.monotonic() - started)
+        try:
+            judge(value)
+        except RuleBroken as wrong:
+            raise RuleBroken(
+                f"{wrong}\n{wrong_answer_note(spent[-1], seconds)}", raised=wrong.raised
+            ) from None
         if spent[-1] <= seconds:
             return
     raise RuleBroken(
         f"Input: {given}\nExpected: the right answer within {seconds:g} seconds\n"
-        f"Got: the right answer after {min(spent):.1f} seconds at best, in {tries} tries"
+        f"Got: the right answer after {min(spent):.1f} seconds at best, in {tries} tries\n"
+        "The answer is right; the time is the problem."
     )
 
 
-def expect_answer_in_time(fn: Callable[..., object], args: tuple, expected: object) -> None:
-    """`fn(*args)` must give exactly `expected` within LONG_TEXT_SECONDS."""
-    expect_within(
-        LONG_TEXT_SECONDS, lambda: expect_result(fn, args, expected), given=call_text(fn, args)
+def wrong_answer_note(spent: float, seconds: float) -> str:
+    # No measured figure: the same code must get the same feedback every time.
+    if spent <= seconds:
+        return (
+            f"The answer is wrong; the time is not the problem (it came within {seconds:g} "
+            "seconds)."
+        )
+    return f"The answer is wrong, and it also came too late (after more than {seconds:g} seconds)."
+
+
+def expect_answer_in_time(fn: Callable[..., T], args: tuple, expected: T) -> None:
+    """`fn(*args)` must give exactly `expected` within LONG_TEXT_SECONDS.
+
+    A wrong answer is shown by its first differing chunk (see `expect_result`).
+    """
+
+    given = call_text(fn, args)
+    expect_right_in_time(
+        LONG_TEXT_SECONDS,
+        lambda: result_of(fn, *args),
+        lambda actual: expect_same(actual, expected, given=given),
+        given=given,
     )

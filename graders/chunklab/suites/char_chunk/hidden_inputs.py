@@ -6,9 +6,27 @@ Read only when the drawn inputs are not cached yet (see `DrawnCases`).
 from hypothesis import strategies as st
 
 # Random texts for the property checks: whitespace of every kind (tabs, \r\n, a lone
-# \r, Unicode line and paragraph separators, wide spaces) and any unicode character.
+# \r, Unicode line and paragraph separators, wide spaces), text that normalisation
+# would change, and any unicode character.
 WHITESPACE = st.sampled_from([" ", "\t", "\n", "\r", "\r\n", "\x85", "\u2028", "\u3000", "\xa0"])
-CHARACTERS = st.one_of(WHITESPACE, st.characters(codec="utf-8"))
+# Pieces that Unicode normalisation (NFC, NFD, NFKC) would change: a letter and its
+# combining accent, ligatures, full-width and compatibility forms, Korean jamo.
+UNNORMALISED = st.sampled_from(
+    [
+        "e\u0301",
+        "o\u0308",
+        "\ufb01",
+        "\ufb02",
+        "\uff21",
+        "\uff41",
+        "\u212b",
+        "\u2126",
+        "\u1100\u1161",
+        "\u2460",
+        "\u00e9",
+    ]
+)
+CHARACTERS = st.one_of(WHITESPACE, UNNORMALISED, st.characters(codec="utf-8"))
 TEXTS = st.lists(CHARACTERS, max_size=60).map("".join)
 
 

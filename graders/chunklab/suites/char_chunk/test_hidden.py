@@ -253,6 +253,22 @@ def test_whitespace_and_accents_are_ordinary_characters(submission):
     expect_result(
         submission.chunk, ("x\x85y\u2028z\u3000w", 2, 0), ["x\x85", "y\u2028", "z\u3000", "w"]
     )
+    # Text that Unicode normalisation would change: an accent written as a combining
+    # character of its own after its letter, ligatures, full-width forms, the Angstrom
+    # and Ohm signs, Korean written as separate jamo. Each character counts as it is.
+    expect_result(
+        submission.chunk, ("Cafe\u0301 au lait", 5, 1), ["Cafe\u0301", "\u0301 au ", " lait"]
+    )
+    expect_result(
+        submission.chunk,
+        ("\ufb01ne \ufb02ow \uff21\uff11", 3, 1),
+        ["\ufb01ne", "e \ufb02", "\ufb02ow", "w \uff21", "\uff21\uff11"],
+    )
+    expect_result(
+        submission.chunk,
+        ("\u212b\u2126 \u212a\u1100\u1161", 2, 0),
+        ["\u212b\u2126", " \u212a", "\u1100\u1161"],
+    )
 
 
 @pytest.mark.rule("Invalid settings raise ValueError even when the text is shorter than size.")

@@ -16,12 +16,32 @@ from chunklab.suites.chunking_pipeline.test_visible import (
 )
 
 
-def allowed_ends(text: str, start: int, chunk_size: int, overlap: int) -> dict[int, str]:
+def allowed_ends(
+    text: str, start: int, chunk_size: int, overlap: int, *, any_whitespace: bool = False
+) -> dict[int, str]:
     """Every place a chunk cut at `start` may end, and which rule puts it there.
 
     Only for a window that does not reach the end of the text. Each way of reading
-    the open choices gives one end; all of them are allowed.
+    the open choices gives one end; all of them are allowed. With `any_whitespace`,
+    a window where the rules fall back to whitespace may end at any usable one: the
+    checks of sentence ends leave which whitespace to the whitespace rule's own
+    checks, so a wrong whitespace cut is not blamed on sentence ends.
     """
+    ends = rule_ends(text, start, chunk_size, overlap)
+    if any_whitespace and set(ends.values()) - {"sentence"}:
+        # The rules fall back to whitespace here: no sentence end, or one with an unusable reading.
+        lowest = start + overlap + 1
+        for j in range(start, start + chunk_size):
+            if text[j].isspace():
+                # Keeping the whitespace or dropping it.
+                for end in (j, j + 1):
+                    if end >= lowest and ends.get(end) != "sentence":
+                        ends[end] = "any whitespace"
+    return ends
+
+
+def rule_ends(text: str, start: int, chunk_size: int, overlap: int) -> dict[int, str]:
+    """The ends the cutting rules allow, each way of reading their open choices."""
     stop = start + chunk_size
     # An end below this would not move the next chunk (which starts `overlap`
     # characters before the end) past this chunk's start.
@@ -64,12 +84,15 @@ def allowed_ends(text: str, start: int, chunk_size: int, overlap: int) -> dict[i
     return ends
 
 
-def check_cuts(pipe: Pipeline, text: str, chunks: list[str] | None = None) -> list[str]:
+def check_cuts(
+    pipe: Pipeline, text: str, chunks: list[str] | None = None, *, any_whitespace: bool = False
+) -> list[str]:
     """chunk_text's chunks of `text` (min_chunk_size 0), checked against every cutting rule.
 
     The basic rules come first (lengths, then consecutive pieces); when one is
     broken, the feedback says to fix it first. `chunks`, when given, are what
-    chunk_text already returned.
+    chunk_text already returned. `any_whitespace` is for checks of sentence ends
+    (see `allowed_ends`).
     """
     given = pipe.given("chunk_text", text)
     chunks, starts = basic_cuts(pipe, text, chunks)
@@ -79,12 +102,16 @@ def check_cuts(pipe: Pipeline, text: str, chunks: list[str] | None = None) -> li
         chunks,
         starts,
         given,
-        lambda start: allowed_ends(text, start, pipe.chunk_size, pipe.overlap),
+        lambda start: allowed_ends(
+            text, start, pipe.chunk_size, pipe.overlap, any_whitespace=any_whitespace
+        ),
     )
     return chunks
 
 
-def ends_table(text: str, chunk_size: int, overlap: int) -> dict[int, dict[int, str]]:
+def ends_table(
+    text: str, chunk_size: int, overlap: int, *, any_whitespace: bool = False
+) -> dict[int, dict[int, str]]:
     """The allowed ends for every start that some allowed chunking reaches."""
     table: dict[int, dict[int, str]] = {}
     waiting = [0]
@@ -92,6 +119,6 @@ def ends_table(text: str, chunk_size: int, overlap: int) -> dict[int, dict[int, 
         start = waiting.pop()
         if start in table or start + chunk_size >= len(text):
             continue
-        table[start] = allowed_ends(text, start, chunk_size, overlap)
+        table[start] = allowed_ends(text, start, chunk_size, overlap, any_whitespace=any_whitespace)
         waiting += [end - overlap for end in table[start]]
     return dict(sorted(table.items()))

@@ -39,7 +39,7 @@ from chunklab.suites.chunking_pipeline.test_visible import (
     lengths_first,
     plain,
 )
-from chunklab.suites.long_texts import LONG_TEXT_SECONDS, expect_within, long_text
+from chunklab.suites.long_texts import LONG_TEXT_SECONDS, expect_right_in_time, long_text
 
 pytestmark = pytest.mark.visibility("hidden")
 
@@ -90,7 +90,7 @@ def test_every_mark_and_whitespace_ends_sentences(submission):
         "ahead and do it?\u00a0Fine, I will go now and see them all! Really?\r\nYes, really!"
     )
     for chunk_size, overlap in ((30, 6), (45, 10)):
-        check_cuts(keep_all(submission, chunk_size, overlap), text)
+        check_cuts(keep_all(submission, chunk_size, overlap), text, any_whitespace=True)
 
 
 @pytest.mark.rule(
@@ -100,9 +100,9 @@ def test_every_mark_and_whitespace_ends_sentences(submission):
 @pytest.mark.points(1)
 def test_mark_needs_whitespace_in_window(submission):
     numbers = "Pi is about 3.14159 and e is about 2.71828 while tau is 6.28318 or so"
-    check_cuts(keep_all(submission, 24, 4), numbers)
+    check_cuts(keep_all(submission, 24, 4), numbers, any_whitespace=True)
     edge = "aaa bbb ccc dd. eee fff ggg hhh iii"
-    check_cuts(keep_all(submission, 15, 3), edge)
+    check_cuts(keep_all(submission, 15, 3), edge, any_whitespace=True)
 
 
 @pytest.mark.rule(
@@ -132,7 +132,7 @@ def test_never_stalls(submission):
         (10, 9, STORY),
     )
     for chunk_size, overlap, text in cases:
-        check_cuts(keep_all(submission, chunk_size, overlap), text)
+        check_cuts(keep_all(submission, chunk_size, overlap), text, any_whitespace=True)
 
 
 @pytest.mark.rule(
@@ -391,7 +391,7 @@ SENTENCES = (
 @pytest.mark.points(2)
 def test_ends_at_last_sentence_end_other_texts(submission):
     for chunk_size, overlap in ((45, 9), (70, 20), (28, 0), (33, 3)):
-        check_cuts(keep_all(submission, chunk_size, overlap), SENTENCES)
+        check_cuts(keep_all(submission, chunk_size, overlap), SENTENCES, any_whitespace=True)
 
 
 @pytest.mark.rule(
@@ -479,7 +479,7 @@ def test_sentence_ends_next_to_other_punctuation(submission):
         "he sat down: quiet. Nobody spoke?' Later!) they went home; the end"
     )
     for chunk_size, overlap in ((30, 5), (40, 0), (25, 3), (55, 10)):
-        check_cuts(keep_all(submission, chunk_size, overlap), text)
+        check_cuts(keep_all(submission, chunk_size, overlap), text, any_whitespace=True)
 
 
 @pytest.mark.rule(
@@ -499,7 +499,7 @@ def test_whitespace_only_body(submission):
         expected=shorten(wanted),
         got=plain(chunks),
     )
-    check_cuts(pipe, " " * 12 + "\n" * 9 + "\t" * 8)
+    check_cuts(pipe, " " * 12 + "\n" * 9 + "\t" * 8, any_whitespace=True)
 
 
 @pytest.mark.rule(
@@ -552,7 +552,9 @@ def test_a_long_document(submission):
     text = long_text(1_000_000)
     # Small windows: many chunks, so work that grows with the square of the text shows.
     pipe = keep_all(submission, 25, 2)
-    chunks: list[list[str]] = []
-    given = pipe.given("chunk_text", text)
-    expect_within(LONG_TEXT_SECONDS, lambda: chunks.append(pipe.chunk_text(text)), given=given)
-    check_cuts(pipe, text, chunks[-1])
+    expect_right_in_time(
+        LONG_TEXT_SECONDS,
+        lambda: pipe.chunk_text(text),
+        lambda chunks: check_cuts(pipe, text, chunks),
+        given=pipe.given("chunk_text", text),
+    )

@@ -187,6 +187,11 @@ def least_chunks(length: int, chunk_size: int, overlap: int) -> int:
 
 def check_lengths(pipe: Pipeline, text: str, chunks: list[str], given: str | Lazy) -> None:
     """No chunk longer than chunk_size, and enough of them to hold the text."""
+    check_no_chunk_too_long(pipe, chunks, given)
+    check_enough_chunks(pipe, text, chunks, given)
+
+
+def check_no_chunk_too_long(pipe: Pipeline, chunks: list[str], given: str | Lazy) -> None:
     for k, chunk in enumerate(chunks):
         if len(chunk) > pipe.chunk_size:
             fail(
@@ -195,6 +200,9 @@ def check_lengths(pipe: Pipeline, text: str, chunks: list[str], given: str | Laz
                 got=chunk,
                 before=chunks[k - 1] if k else None,
             )
+
+
+def check_enough_chunks(pipe: Pipeline, text: str, chunks: list[str], given: str | Lazy) -> None:
     least = least_chunks(len(text), pipe.chunk_size, pipe.overlap)
     expect(
         len(chunks) >= least,
@@ -250,8 +258,15 @@ def cut_starts(text: str, overlap: int, chunks: list[str], given: str | Lazy) ->
 
 
 def lengths_first(pipe: Pipeline, text: str, chunks: list[str], given: str | Lazy) -> None:
-    """The length check other checks build on: when it fails, they say to fix it first."""
-    building_on(LENGTH_RULE, lambda: check_lengths(pipe, text, chunks, given))
+    """The length check other checks build on.
+
+    Only a chunk longer than chunk_size breaks the length rule on this input, so only
+    then do they say to fix it first. Too few chunks that are each short enough leave
+    part of the text out (an empty list, say): that is shown as it is, since the rule
+    of the check at hand may be the one broken.
+    """
+    building_on(LENGTH_RULE, lambda: check_no_chunk_too_long(pipe, chunks, given))
+    check_enough_chunks(pipe, text, chunks, given)
 
 
 def basic_cuts(
@@ -299,9 +314,15 @@ def describe_ends(text: str, start: int, chunk_size: int, ends: dict[int, str]) 
         "word": "at the last usable whitespace in its window, so that no word is cut",
         "hard": f"after exactly chunk_size ({chunk_size}) characters, as its window has no "
         "usable sentence end or whitespace",
+        "any whitespace": "at a usable whitespace, as its window has no usable sentence end "
+        "(which whitespace is a rule of its own, checked apart)",
     }
     said = " or ".join(dict.fromkeys(rules[kind] for kind in ends.values()))
-    tails = " or ".join(shorten(text[max(start, end - 24) : end], 60) for end in sorted(ends))
+    # Any whitespace allows too many ends to list; the other rules' ends are listed.
+    listed = sorted(end for end, kind in ends.items() if kind != "any whitespace")
+    if not listed:
+        return said
+    tails = " or ".join(shorten(text[max(start, end - 24) : end], 60) for end in listed)
     return f"{said}; that is, to end with {tails}"
 
 

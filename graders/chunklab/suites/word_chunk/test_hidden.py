@@ -96,6 +96,25 @@ def test_whitespace_separates_words_on_other_texts(submission, reference):
     same_as_reference(submission, reference, "solve", calls)
 
 
+@pytest.mark.rule(
+    "Whitespace is any character for which str.isspace() is true: line breaks such as \\x85 "
+    "and \\u2028, the non-breaking space \\xa0 and wide spaces such as \\u2003 and \\u3000 "
+    "separate words too."
+)
+@pytest.mark.points(2)
+def test_unicode_whitespace_separates_words(submission):
+    expect_result(
+        submission.solve,
+        ("one\u2028two\x85three\xa0four", 2, 1),
+        ["one two", "two three", "three four"],
+    )
+    expect_result(
+        submission.solve,
+        ("\u3000wide\u3000space\u2003em\u2029para\tgraph\u202f", 2, 0),
+        ["wide space", "em para", "graph"],
+    )
+
+
 @pytest.mark.rule("solve returns a list of strings: each chunk is one string, not a list of words.")
 @pytest.mark.points(1)
 def test_returns_a_list_of_strings_on_other_inputs(submission):
