@@ -43,7 +43,9 @@ def out_of_own_time(seconds: float) -> str:
     """What a student reads when a call ran out of its own time."""
     return (
         f"Your code did not finish within {seconds:.2g} seconds, "
-        "far longer than this input needs (look for a loop that never ends)."
+        "far longer than this input needs (look for a loop that never ends, or for work "
+        "that grows with the square of the text, such as slicing or searching it anew "
+        "for every chunk)."
     )
 
 
