@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from chunklab import batch
+from chunklab import grading
 from chunklab.authoring.build_notebooks import notebook_text
 from chunklab.authoring.submission_notebook import submission_notebook
 from chunklab.errors import SubmissionError
@@ -198,12 +198,12 @@ def test_malformed_notebooks_are_broken_notebooks_graded_in_one_pass(
     # Nesting that JSON allows, in metadata grading never looks at.
     data["metadata"]["deep"] = json.loads(deeply_nested(900))
     (folder / "good_word_chunk.ipynb").write_text(json.dumps(data))
-    passes = []
-    grade_submissions = batch.grade_submissions
+    reads: list[str] = []
+    read_submission = grading.read_submission
     monkeypatch.setattr(
-        batch,
-        "grade_submissions",
-        lambda items, *rest: passes.append(len(items)) or grade_submissions(items, *rest),
+        grading,
+        "read_submission",
+        lambda path, *rest: reads.append(path.name) or read_submission(path, *rest),
     )
     result = chunklab("grade", "--jobs", "1", folder)
     assert result.exit_code == 0
@@ -216,7 +216,8 @@ def test_malformed_notebooks_are_broken_notebooks_graded_in_one_pass(
         assert report["status"] == "error", name
         assert [e["kind"] for e in report["errors"]] == ["broken_notebook"], name
         assert (report["lesson"], report["max_score"]) == ("word_chunk", good["max_score"]), name
-    assert passes == [len(reports) + 1]  # one batch, never regraded one by one
+    # Each read once: a broken notebook never makes the others be graded again one by one.
+    assert sorted(reads) == sorted(p.name for p in folder.iterdir())
 
 
 def test_a_lesson_named_against_the_file_name_is_a_conflict(chunklab, tmp_path):

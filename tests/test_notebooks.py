@@ -170,7 +170,8 @@ def test_an_endless_loop_fails_the_self_check_instead_of_hanging(
     run = execute(notebook, kernel_name, tmp_path, "char_chunk", "loop.ipynb")
     assert run.errors() == []
     assert run.self_check_score()[0] == 0
-    assert "did not finish within 0.5 seconds" in run.text_of("self-check")
+    # The call is stopped by its own limit, well within the ceiling of 0.5 seconds.
+    assert re.search(r"did not finish within 0?\.\d+ seconds", run.text_of("self-check"))
 
 
 def test_graded_solution_notebook_scores_full_marks(solution_run: Executed, chunklab) -> None:

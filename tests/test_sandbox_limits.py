@@ -29,7 +29,8 @@ from chunklab.sandbox.cgroups import MB, MemoryGroups, candidate_folders
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 
-LIMITS = Limits(call_seconds=5.0, submission_seconds=30.0, memory_mb=150)
+# Fixed call limits (floor as large as the ceiling): these calls have no reference to fit to.
+LIMITS = Limits(call_seconds=5.0, call_floor_seconds=5.0, submission_seconds=30.0, memory_mb=150)
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["namespaces", "process"])
