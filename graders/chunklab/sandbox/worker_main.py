@@ -335,7 +335,8 @@ class Session:
                 problems.append(
                     {
                         "cell": cell["index"],
-                        "kind": "raised",
+                        # Memory is an outcome of its own, not a name the code failed to define.
+                        "kind": "out_of_memory" if isinstance(exc, MemoryError) else "raised",
                         "message": student_traceback(exc, cell["label"]),
                     }
                 )
