@@ -67,6 +67,8 @@ class SandboxBackend:
 
     def begin_test(self) -> None:
         self.timed_out_in_test = False
+        if self.worker is not None and hasattr(self.worker, "new_test"):
+            self.worker.new_test()  # the answers budget is one test's
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         worker = self._ready_worker()

@@ -90,7 +90,6 @@ class WorkerProcess:
 
     def send(self, message: dict[str, Any], timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        self.budget.new_request()
         calls = message["calls"] if message.get("op") == "calls" else [message]
         self.expected.extend(str(call.get("op")) for call in calls)
         self._write(json.dumps(message).encode() + b"\n", deadline, timeout)
@@ -118,6 +117,10 @@ class WorkerProcess:
             self.kill()
             raise WorkerCrashed(BROKEN_PROTOCOL)
         return answer
+
+    def new_test(self) -> None:
+        """A new test starts: the answers of the one before are no longer held."""
+        self.budget.new_test()
 
     def _write(self, data: bytes, deadline: float, timeout: float) -> None:
         view = memoryview(data)
