@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 from functools import cached_property
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,6 +13,7 @@ from chunklab.authoring.rules import suite_files
 from chunklab.lessons import get_lesson
 from chunklab.running.plugin import GradingPlugin, SuiteEntry, submission_key
 from chunklab.running.pytest_run import pytest_arguments
+from chunklab.suites.checks import RuleBroken
 
 
 class Collected:
@@ -61,3 +63,20 @@ def test_the_tests_of_one_submission_run_together():
     tests = grader_test_count("char_chunk")
     assert tests > 1
     assert collected.order == ["s0"] * tests + ["s1"] * tests
+
+
+def test_a_failed_check_s_frames_do_not_keep_what_the_submission_returned():
+    # Whoever keeps the exception after the report (pytest keeps the last one), the
+    # frames of the check must not keep a huge answer alive into later tests.
+    def check() -> None:
+        answer = ["x"] * 1000
+        raise RuleBroken(f"Got: {len(answer)} chunks")
+
+    try:
+        check()
+    except RuleBroken:
+        excinfo = pytest.ExceptionInfo.from_current()
+    call = SimpleNamespace(when="call", excinfo=excinfo)
+    data = GradingPlugin().pytest_json_runtest_metadata(None, call)  # type: ignore[arg-type]
+    assert data["feedback"] == "Got: 1000 chunks"
+    assert excinfo.tb.tb_next is not None and excinfo.tb.tb_next.tb_frame.f_locals == {}

@@ -6,7 +6,9 @@ notebook's self-check.
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +101,33 @@ def test_an_import_decided_at_run_time_meets_the_same_policy() -> None:
     assert "your code imports nltk" in raised["message"]
 
 
+COMPUTED_IMPORTS = (
+    "import importlib\nM = importlib.import_module(''.join(['py', 'test']))",
+    "from importlib import import_module\nM = import_module('py' + 'test')",
+    "import importlib\nM = importlib.__import__('py' + 'test')",
+    "import builtins\nM = builtins.__import__('py' + 'test')",
+    "import importlib.util\nM = importlib.import_module('py' + 'test')",
+    "exec('import ' + 'py' + 'test', {})",
+)
+
+
+@pytest.mark.parametrize("source", COMPUTED_IMPORTS[:-1])
+def test_a_computed_import_is_blocked_even_when_caught(source: str) -> None:
+    # pytest is imported in this process: only a guard on every way in stops it.
+    caught = "try:\n" + "".join(f"    {line}\n" for line in source.splitlines())
+    answer = load(caught + "except BaseException:\n    pass\n" + SOLUTION)
+    assert [(p["kind"], p["modules"]) for p in answer["problems"]] == [
+        ("import_blocked", ["pytest"])
+    ]
+    assert not any(type(f).__name__ == "ImportGuard" for f in sys.meta_path)
+
+
+def test_an_import_guard_leaves_the_graders_own_imports_alone() -> None:
+    load("import importlib\nimportlib.import_module('json')")
+    sys.modules.pop("chunklab.writing.csv_file", None)
+    assert importlib.import_module("chunklab.writing.csv_file").csv_text
+
+
 def test_the_standard_library_s_own_imports_are_not_the_submission_s() -> None:
     # json imports its own modules lazily; only the submission's code is watched.
     answer = load("import json\nvalue = json.dumps({'a': [1]})")
@@ -121,6 +150,33 @@ def test_grading_reports_import_blocked(chunklab, tmp_path: Path, validate_repor
     assert report["status"] == "error" and report["score"] == 0
     assert report["errors"][0]["kind"] == "import_blocked"
     assert "your code imports numpy" in report["errors"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("where", "source"),
+    [
+        ("grade", COMPUTED_IMPORTS[0]),
+        ("--in-process", COMPUTED_IMPORTS[0]),
+        # In a worker even code run with the real builtins meets the guard.
+        ("grade", COMPUTED_IMPORTS[-1]),
+    ],
+)
+def test_a_computed_import_is_blocked_in_grading_and_in_process(
+    chunklab, tmp_path: Path, where: str, source: str
+) -> None:
+    path = tmp_path / "char_chunk.py"
+    path.write_text(
+        "try:\n"
+        + "".join(f"    {line}\n" for line in source.splitlines())
+        + "except BaseException as error:\n    caught = error\n"
+        + SOLUTION
+    )
+    args = ["grade", path] if where == "grade" else ["check", "char_chunk", path, "--json", where]
+    result = chunklab(*args)
+    report = result.reports[0] if where == "grade" else json.loads(result.stdout)
+    assert report["status"] == "error"
+    assert [e["kind"] for e in report["errors"]] == ["import_blocked"]
+    assert "your code imports pytest" in report["errors"][0]["message"]
 
 
 @pytest.mark.parametrize("where", ["--in-process", None])

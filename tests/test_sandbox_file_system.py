@@ -129,6 +129,14 @@ def test_the_kit_and_its_tools_are_unreachable(worker):
     assert worker.imports(names) == ["json"]
 
 
+def test_a_worker_s_cgroups_are_the_root_of_what_it_sees(worker, zygote):
+    # The worker is moved into a memory (and cpuset) group of its own where the grader
+    # may make one; its cgroup namespace starts there, so every line shows "/".
+    assert "memory_per_process" not in zygote.gaps  # the groups this is about were made
+    lines = worker.read(["/proc/self/cgroup"])["/proc/self/cgroup"].splitlines()
+    assert lines and [line.split(":", 2)[2] for line in lines] == ["/"] * len(lines)
+
+
 def test_proc_shows_no_path_of_the_grader(worker, zygote, tmp_path):
     grader_paths = {
         str(KIT_ROOT),

@@ -179,6 +179,19 @@ def test_answers_sent_ahead_share_one_budget(sandboxed, monkeypatch):
         proxy.text(3)
 
 
+def test_the_answers_of_one_test_share_one_budget_whatever_the_requests(sandboxed, monkeypatch):
+    # A test may keep every answer it got (to compare them, or in its failure's frames):
+    # one request at a time must not make room for more.
+    monkeypatch.setattr(answer_budget, "MAX_HELD_BYTES", 8 * MB)
+    proxy = sandboxed(FORGED)
+    proxy.begin_test()
+    kept = [proxy.text(3), proxy.text(3)]
+    with pytest.raises(WorkerCrashed, match="more than 8 MB of data in one check"):
+        kept.append(proxy.text(3))
+    proxy.begin_test()
+    assert proxy.text(3) == "y" * (3 * MB)
+
+
 @pytest.mark.parametrize(
     ("line", "refused"),
     [

@@ -123,7 +123,7 @@ def test_similarity_csv_cells_are_inert():
     first, second = code("char_chunk", evil, "x = 1\n"), code("char_chunk", "bob", "x = 1\n")
     pair = SimilarPair("char_chunk", first, second, 1.0, 0.9, ((0, 5),), ((0, 5),))
     rows = list(csv.reader(io.StringIO(similarity_csv([pair]))))
-    assert rows[1][2] == '\'=HYPERLINK("x")\u241b'
+    assert rows[1][2] == '\'=HYPERLINK("x")\\x1b'
     assert rows[1][5] == "L1"
 
 

@@ -24,7 +24,7 @@ def solution(lesson: str) -> str:
     [
         ("alice_char_chunk.py", "alice"),
         ("char_chunk_bob.ipynb", "bob"),
-        ("Carol Smith - word_chunk.py", "Carol_Smith"),
+        ("Carol Smith - word_chunk.py", "Carol Smith"),
         ("dave.chunking_pipeline.py", "dave"),
         ("char_chunk.py", "char_chunk.py"),
         ("erin.py", "erin"),

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
+from chunklab.running.call_errors import WorkerCrashed
 from chunklab.running.submission_proxy import NotPlainData, answer_value
+from chunklab.sandbox.worker import BROKEN_PROTOCOL, WorkerProcess
 from chunklab.sandbox.worker_main import Session
 
 CODE = """
@@ -81,3 +88,87 @@ def test_changed_arguments_are_never_reported(session, name):
     # The submission shares the worker's process and could forge such a report,
     # so the answer holds the result alone and no score can rest on it.
     assert call(session, name, {"id": "d"}) == {"ok": 0}
+
+
+# An answerer that replies to every request with the same line, whatever was asked.
+ANSWERER = "import sys\nfor line in sys.stdin:\n    print({reply!r}, flush=True)\n"
+
+
+@pytest.fixture
+def answering(tmp_path):
+    """A process that speaks the worker's protocol with a fixed answer, seen as a worker."""
+    started = []
+
+    def start(reply: str) -> WorkerProcess:
+        process = subprocess.Popen(
+            [sys.executable, "-c", ANSWERER.format(reply=reply)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        output_read, output_write = os.pipe()
+        os.close(output_write)
+        worker = WorkerProcess(
+            pid=process.pid,
+            requests=os.dup(process.stdin.fileno()),
+            answers=os.dup(process.stdout.fileno()),
+            output=output_read,
+            output_limit=1024,
+            process_group=False,
+            work_dir=None,
+        )
+        started.append((process, worker))
+        return worker
+
+    yield start
+    for process, worker in started:
+        worker.kill()
+        process.stdin.close()
+        process.stdout.close()
+        process.wait()
+
+
+CALL = {"op": "call", "name": "chunk", "args": ["ab", 1, 0], "kwargs": {}}
+
+
+@pytest.mark.parametrize(
+    ("reply", "request_"),
+    [
+        ('{"problems": [], "defined": ["chunk"]}', CALL),  # a load's answer to a call
+        ('{"handle": 1}', CALL),
+        ('{"raised": {"kind": "x"}}', CALL),
+        ('{"ok": 1}', {"op": "load", "cells": []}),
+        ("[1]", CALL),
+    ],
+)
+def test_an_answer_that_does_not_fit_its_request_is_a_broken_protocol(answering, reply, request_):
+    worker = answering(reply)
+    with pytest.raises(WorkerCrashed) as crashed:
+        worker.request(request_, 10)
+    assert str(crashed.value) == BROKEN_PROTOCOL
+    assert not worker.alive
+
+
+@pytest.mark.parametrize(
+    ("reply", "request_"),
+    [
+        ('{"ok": ["a", "b"]}', CALL),
+        ('{"raised": {"type": "KeyError", "builtin": "KeyError", "message": "x"}}', CALL),
+        ('{"problems": [], "defined": ["chunk"]}', {"op": "load", "cells": []}),
+        ('{"handle": 3}', {**CALL, "op": "new", "handle": 3}),
+    ],
+)
+def test_an_answer_that_fits_its_request_is_handed_on(answering, reply, request_):
+    assert answering(reply).request(request_, 10) == json.loads(reply)
+
+
+def test_running_out_of_memory_at_load_is_reported_as_such(chunklab, tmp_path):
+    path = tmp_path / "char_chunk.py"
+    path.write_text("HOARD = bytearray(1 << 50)\n\ndef chunk(text, size, overlap):\n    return 0\n")
+    [report] = chunklab("grade", path, "--memory-mb", "300").reports
+    assert report["status"] == "error"
+    [error] = report["errors"]
+    assert error["kind"] == "out_of_memory"
+    assert error["message"].startswith(
+        "your code went over the memory limit (300 MB) while it was being loaded"
+    )
+    assert "MemoryError" in error["message"]

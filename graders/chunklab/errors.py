@@ -103,3 +103,9 @@ class ImportBlockedError(SubmissionError):
     """The submission imports a module outside the standard library."""
 
     kind = "import_blocked"
+
+
+class OutOfMemoryError(SubmissionError):
+    """Loading the submission went over the memory limit before any test could start."""
+
+    kind = "out_of_memory"

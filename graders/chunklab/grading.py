@@ -18,6 +18,7 @@ from chunklab.errors import (
     ImportBlockedError,
     KitLayoutError,
     MissingDefinitionError,
+    OutOfMemoryError,
     SubmissionError,
     SyntaxErrorInSubmission,
 )
@@ -104,7 +105,9 @@ class OpenedSubmission:
         )
         try:
             loaded = self.backend.load()
-            self.warnings = load_warnings(self.source, loaded["problems"])
+            self.warnings = load_warnings(
+                self.source, loaded["problems"], self.session.limits.memory_mb
+            )
             require_entry_point(self.source.lesson, loaded["defined"], self.warnings)
         except SubmissionError:
             self.close()  # nothing will be tested: its worker ends now
@@ -307,10 +310,13 @@ def error_report(
     )
 
 
-def load_warnings(source: SubmissionSource, problems: list[dict]) -> tuple[Problem, ...]:
+def load_warnings(
+    source: SubmissionSource, problems: list[dict], memory_mb: int = 0
+) -> tuple[Problem, ...]:
     """A syntax error in a `.py` file stops grading; in a notebook only its cell is lost.
 
-    A module from outside the standard library stops grading either way.
+    A module from outside the standard library stops grading either way; so
+    does running out of memory at the top level of a `.py` file.
     """
     for problem in problems:
         if problem["kind"] == "import_blocked":
@@ -322,9 +328,26 @@ def load_warnings(source: SubmissionSource, problems: list[dict]) -> tuple[Probl
                     f"Python cannot read your file: {problem['message']}. "
                     "Fix it and hand it in again."
                 )
+            if problem["kind"] == "out_of_memory":
+                raise OutOfMemoryError(
+                    f"{out_of_memory(memory_mb)} while it was being loaded, before any test "
+                    f"could start: {str(problem['message']).strip()}"
+                )
     suffix = " (the rest of the notebook still counts)" if source.kind == "notebook" else ""
     kind = "cell_failed" if source.kind == "notebook" else "raised_on_load"
-    return tuple(Problem(kind, str(problem["message"]).strip() + suffix) for problem in problems)
+    return tuple(Problem(kind, loaded_message(problem, memory_mb) + suffix) for problem in problems)
+
+
+def out_of_memory(memory_mb: int) -> str:
+    limit = f" ({memory_mb} MB)" if memory_mb else ""
+    return f"your code went over the memory limit{limit}"
+
+
+def loaded_message(problem: dict, memory_mb: int) -> str:
+    message = str(problem["message"]).strip()
+    if problem["kind"] == "out_of_memory":
+        return f"{out_of_memory(memory_mb)}: {message}"
+    return message
 
 
 def require_entry_point(lesson: Lesson, defined: list[str], warnings: tuple[Problem, ...]) -> None:

@@ -17,7 +17,7 @@ from chunklab.batch import grade_many
 from chunklab.errors import GradingBrokeOffError, UsageError
 from chunklab.kit import find_kit
 from chunklab.lessons import get_lesson
-from chunklab.reading.read import SubmissionPath, find_submissions
+from chunklab.reading.read import SubmissionPath, find_submissions, hidden_submissions
 from chunklab.resume import ResumeIndex, ResumeKey, Vanished, resume_key
 from chunklab.roster import Roster, RosterColumns, read_roster, with_roster
 from chunklab.sandbox.limits import Limits
@@ -278,6 +278,13 @@ def grade_command(
         )
     )
     items, empty = find_all(paths, lesson_id)
+    for hidden in (each for path in paths if path.is_dir() for each in hidden_submissions(path)):
+        print(
+            terminal_safe(
+                f"chunklab grade: warning: {hidden} is not graded: its name starts with '.'"
+            ),
+            file=sys.stderr,
+        )
     for path in empty:
         print(
             terminal_safe(

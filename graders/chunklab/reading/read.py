@@ -38,6 +38,8 @@ SUBMISSION_SUFFIXES = (".py", ".ipynb")
 # file may be this much larger for its outputs and attachments, which are not code.
 # Bounded, because parsing a notebook's JSON holds several times its size in memory.
 NOTEBOOK_OUTPUTS_BYTES = 16 * 1024 * 1024
+# Entries of a class folder that tools leave behind: never a submission, never warned of.
+NEVER_SUBMISSIONS = (".git", ".ipynb_checkpoints", "__pycache__")
 
 
 @dataclass(frozen=True)
@@ -94,13 +96,36 @@ def folder_submissions(folder: Path) -> list[Path]:
         raise UsageError(f"{folder} cannot be read: {error.strerror}") from None
     found = []
     for entry in entries:
-        if entry.name.startswith((".", "_")):
-            continue
         path = folder / entry.name
         # A link to a folder stands where a student's folder would: it is reported, not skipped.
-        if entry.is_dir() or path.suffix in SUBMISSION_SUFFIXES:
+        if looks_like_submission(entry) and not entry.name.startswith("."):
             found.append(path)
     return found
+
+
+def hidden_submissions(folder: Path) -> list[Path]:
+    """The dot-entries of a class folder that look like submissions: skipped, to be warned of.
+
+    A name starting with `.` is hidden from a person listing the folder; it is
+    not graded, and saying so keeps a student's work from vanishing unseen.
+    """
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return []
+    return [
+        folder / entry.name
+        for entry in entries
+        if entry.name.startswith(".")
+        and entry.name not in NEVER_SUBMISSIONS
+        and looks_like_submission(entry)
+    ]
+
+
+def looks_like_submission(entry: os.DirEntry) -> bool:
+    if entry.name in NEVER_SUBMISSIONS:
+        return False
+    return entry.is_dir() or Path(entry.name).suffix in SUBMISSION_SUFFIXES
 
 
 def student_folder(folder: Path, lesson_id: str | None) -> list[SubmissionPath]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from chunklab.errors import SubmissionError
 from chunklab.lessons import LESSONS, Lesson, lesson_named_in
@@ -27,6 +27,10 @@ HELPERS_LABEL = "helper modules"
 MOST_FOLDER_ENTRIES = 10_000
 
 
+# What may stand between a student's name and the lesson id in a file name.
+SEPARATORS = r"[\s_.-]+"
+
+
 def student_name(path: Path) -> str:
     """The folder's name; for a file, its name without the lesson id and extension.
 
@@ -35,12 +39,24 @@ def student_name(path: Path) -> str:
     """
     if path.is_dir():
         return path.name
-    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
-    lesson = lesson_named_in(path.name)
-    if lesson is not None:
-        stem = stem.replace(lesson.id, " ")
-    name = re.sub(r"[\s_.-]+", " ", stem).strip().replace(" ", "_")
-    return name or path.name
+    return name_beside_lesson(path.name) or path.name
+
+
+def name_beside_lesson(file_name: str) -> str:
+    """A file name without its extension, the lesson id and the separators touching it.
+
+    Nothing else changes, so names that differ stay different: `j.smith_char_chunk.py`
+    is `j.smith`, `char_chunk-mary-ann.py` is `mary-ann`. Empty if nothing is left.
+    """
+    suffix = PurePath(file_name).suffix
+    stem = file_name[: -len(suffix)] if suffix else file_name
+    lesson = lesson_named_in(file_name)
+    if lesson is None or lesson.id not in stem:
+        return stem
+    before, _, after = stem.partition(lesson.id)
+    after = re.sub("^" + SEPARATORS, "", after)
+    # Between two parts, the separator before the lesson id stays to keep them apart.
+    return before + after if before and after else re.sub(SEPARATORS + "$", "", before) + after
 
 
 def regular_files(folder: Path) -> list[Path]:

@@ -13,6 +13,7 @@ own report and nothing else.
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -143,6 +144,10 @@ class GradingPlugin:
             }
         if call.excinfo is not None and call.when in ("setup", "call"):
             data["kind"], data["feedback"] = classify_failure(call.excinfo.value)
+        if call.excinfo is not None:
+            # The report is made: the failure's frames (holding what the submission
+            # returned) must not outlive the test, whoever keeps the exception.
+            traceback.clear_frames(call.excinfo.tb)
         return data
 
 

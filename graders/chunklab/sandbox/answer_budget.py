@@ -5,8 +5,9 @@ the grading process never trusts its shape: before `json.loads`, a cheap
 scan of the bytes bounds how deep the value is nested (deep nesting makes
 the decoder recurse until it fails) and how large it will be once decoded
 (`[{},{},...]` takes some twenty times its JSON size as Python objects).
-The answers a submission has sent since its last request, those sent ahead
-included, share one budget. Every check is a pass of bytes operations over
+The answers a submission sends during one test share one budget, those
+sent ahead included: a test may keep every answer it was given (to compare
+them, or in the frames of its failure) until it ends. Every check is a pass of bytes operations over
 the answer, never a Python step per value.
 """
 
@@ -16,7 +17,7 @@ import json
 
 # One answer's JSON, as read from the worker.
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
-# Everything decoded from one submission's answers since its last request, estimated.
+# Everything decoded from one submission's answers during one test, estimated.
 MAX_HELD_BYTES = 128 * 1024 * 1024
 # The worker sends values nested at most 60 deep (deeper ones become stand-ins).
 MAX_DEPTH = 100
@@ -110,14 +111,14 @@ def decode_answer(line: bytes) -> object:
 
 
 class AnswerBudget:
-    """The answers held since the submission's last request, against one fixed budget."""
+    """The answers held during one test, against one fixed budget."""
 
     def __init__(self, limit: int | None = None) -> None:
         self.limit = MAX_HELD_BYTES if limit is None else limit
         self.held = 0
 
-    def new_request(self) -> None:
-        # Answers to earlier requests have been used or dropped by the time a new one goes.
+    def new_test(self) -> None:
+        # What an earlier test was given is dropped with that test.
         self.held = 0
 
     def charge(self, line: bytes) -> None:
@@ -125,6 +126,6 @@ class AnswerBudget:
         if self.held + cost > self.limit:
             raise AnswerRefused(
                 f"Your code's answers came to more than {self.limit // 2**20} MB of data "
-                "(counting the calls a check sends together); the grader does not read more."
+                "in one check (all its calls together); the grader does not read more."
             )
         self.held += cost

@@ -92,6 +92,8 @@ class SandboxBackend:
         """A new grader test: an earlier test's time-out is forgotten; its own limit, if stated."""
         self.timed_out_in_test = False
         self.stated_seconds = stated_seconds
+        if self.worker is not None and hasattr(self.worker, "new_test"):
+            self.worker.new_test()  # the answers budget is one test's
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         worker = self._ready_worker()

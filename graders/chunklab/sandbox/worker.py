@@ -10,6 +10,7 @@ import shutil
 import signal
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,8 @@ class WorkerProcess:
         self.buffer = bytearray()
         self.scanned = 0  # how much of the buffer holds no line end
         self.budget = AnswerBudget()
+        # What each request still unanswered asked for, so each answer is checked against it.
+        self.expected: deque[str] = deque()
         self.alive = True
         # Made once: a call waits on these twice, and a class makes thousands of calls.
         self.writable = select.poll()
@@ -98,7 +101,8 @@ class WorkerProcess:
 
     def send(self, message: dict[str, Any], timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        self.budget.new_request()
+        calls = message["calls"] if message.get("op") == "calls" else [message]
+        self.expected.extend(str(call.get("op")) for call in calls)
         self._write(json.dumps(message).encode() + b"\n", deadline, timeout)
 
     def answer(self, timeout: float) -> dict[str, Any]:
@@ -118,10 +122,16 @@ class WorkerProcess:
         except ValueError:
             self.kill()
             raise WorkerCrashed("The process running your code sent a garbled answer.") from None
-        if type(answer) is not dict:
+        if not fits(answer, self.expected.popleft() if self.expected else ""):
+            # Not the submission's answer, nor its exception: the protocol itself broke
+            # (a process the code started answering in the worker's place, say).
             self.kill()
-            raise WorkerCrashed("The process running your code sent a garbled answer.")
+            raise WorkerCrashed(BROKEN_PROTOCOL)
         return answer
+
+    def new_test(self) -> None:
+        """A new test starts: the answers of the one before are no longer held."""
+        self.budget.new_test()
 
     def _write(self, data: bytes, deadline: float, timeout: float) -> None:
         view = memoryview(data)
@@ -209,6 +219,26 @@ class WorkerProcess:
         self.output.join(timeout=2)
         if self.work_dir is not None:
             shutil.rmtree(self.work_dir, ignore_errors=True)
+
+
+BROKEN_PROTOCOL = (
+    "The process running your code broke its protocol with the grader: it sent an answer "
+    "that does not fit the request (did your code start a process that kept running?)."
+)
+
+
+def fits(answer: object, op: str) -> bool:
+    """Whether an answer has the shape the worker gives to a request of this kind."""
+    if type(answer) is not dict:
+        return False
+    if op == "load":
+        return type(answer.get("problems")) is list and type(answer.get("defined")) is list
+    if "raised" in answer:
+        raised = answer["raised"]
+        return type(raised) is dict and all(type(raised.get(k)) is str for k in ("type", "message"))
+    if op == "new":
+        return "handle" in answer
+    return op in ("call", "method") and "ok" in answer
 
 
 def open_pidfd(pid: int) -> int | None:

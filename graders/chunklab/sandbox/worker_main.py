@@ -13,6 +13,7 @@ import math
 import os
 import re
 import sys
+import threading
 import traceback
 import types
 
@@ -90,15 +91,116 @@ def plain_builtins():
     }
 
 
-def guarded_import(allowed, real_import=builtins.__import__):
+def guarded_import(allowed, guard, real_import=builtins.__import__):
     """`__import__` for the submission: an import decided at run time meets the same policy."""
 
     def __import__(name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and name.split(".")[0] not in allowed:
-            raise ImportBlocked(blocked_message([name]), name=name)
-        return real_import(name, globals, locals, fromlist, level)
+            guard.refuse(name, by_submission=True)
+        return guard.view(real_import(name, globals, locals, fromlist, level))
 
     return __import__
+
+
+class GuardedModule(types.ModuleType):
+    """A module as the submission sees it: its import functions meet the policy.
+
+    Needed where a module outside the policy is already imported (a self-check
+    in the grader's own process): `importlib.import_module` would hand it out
+    without asking any finder.
+    """
+
+    def __init__(self, real, overrides):
+        super().__init__(real.__name__, real.__doc__)
+        self.__dict__.update(overrides)
+        self.__dict__["__real_module"] = real
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["__real_module"], name)
+
+
+class ImportGuard:
+    """A `sys.meta_path` finder that refuses every module outside the policy.
+
+    The submission's `__import__` checks names, but `importlib` and a module's
+    own `__builtins__` do not pass through it; every import that reaches a
+    finder does. In a worker it guards the whole process once loading begins;
+    in the grader's process (a self-check) only the thread running a request.
+    A refused import raises `ImportBlocked`; one the submission's own code made
+    (not a standard module's optional import) is remembered, so load reports
+    `import_blocked` even if the code caught the error.
+    """
+
+    def __init__(self, allowed, whole_process):
+        self.allowed = allowed
+        self.whole_process = whole_process
+        self.threads = set()
+        self.refused = []
+        self.views = {}
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.allowed:
+            return None
+        if not self.whole_process and threading.get_ident() not in self.threads:
+            return None
+        self.refuse(name, by_submission=not imported_by_standard_module())
+        return None
+
+    def refuse(self, name, by_submission):
+        if by_submission and name not in self.refused:
+            self.refused.append(name)
+        raise ImportBlocked(blocked_message([name]), name=name)
+
+    def view(self, module):
+        """`importlib` and `builtins` with guarded import functions; other modules as they are."""
+        guarded = GUARDED_FUNCTIONS.get(getattr(module, "__name__", None))
+        if guarded is None or not isinstance(module, types.ModuleType):
+            return module
+        if module.__name__ not in self.views:
+            overrides = {name: self.guarded(getattr(module, name)) for name in guarded}
+            self.views[module.__name__] = GuardedModule(module, overrides)
+        return self.views[module.__name__]
+
+    def guarded(self, function):
+        def checked(name, *args, **kwargs):
+            if isinstance(name, str) and not name.startswith("."):
+                if name.split(".")[0] not in self.allowed:
+                    self.refuse(name, by_submission=True)
+            return function(name, *args, **kwargs)
+
+        checked.__name__ = function.__name__
+        return checked
+
+    def __enter__(self):
+        self.threads.add(threading.get_ident())
+        if self not in sys.meta_path:
+            sys.meta_path.insert(0, self)
+        return self
+
+    def __exit__(self, *exc_info):
+        self.threads.discard(threading.get_ident())
+        if not self.whole_process and not self.threads and self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+
+# The import functions a submission reaches through a module.
+GUARDED_FUNCTIONS = {"importlib": ("import_module", "__import__"), "builtins": ("__import__",)}
+# The standard library's folder; its third-party packages are not standard.
+STANDARD_FOLDER = os.path.dirname(os.__file__) + os.sep
+
+
+def imported_by_standard_module():
+    """Whether the code asking for the module (past the import machinery) is a standard module."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        file_name = frame.f_code.co_filename
+        machinery = file_name.startswith("<frozen importlib") or (
+            os.sep + "importlib" + os.sep in file_name and file_name.startswith(STANDARD_FOLDER)
+        )
+        if not machinery and frame.f_globals is not globals():
+            return file_name.startswith(STANDARD_FOLDER) and "-packages" not in file_name
+        frame = frame.f_back
+    return False
 
 
 def safe_repr(value):
@@ -179,13 +281,16 @@ def import_blocked(modules):
 class Session:
     """One submission's namespace, its live objects, and the calls made into it."""
 
-    def __init__(self):
+    def __init__(self, whole_process=False):
         # A real module, so code that looks itself up in sys.modules (dataclasses,
         # pickle, typing) works as it would in a file.
         module = types.ModuleType("submission")
         sys.modules["submission"] = module
         self.namespace = module.__dict__
         self.handles = {}
+        # A worker is the submission's whole process; the grader's own is not.
+        self.whole_process = whole_process
+        self.guard = ImportGuard(STANDARD_LIBRARY, whole_process)
 
     def load(self, cells, local_modules=()):
         """Run every cell; a cell that fails is reported and the others still run.
@@ -194,7 +299,11 @@ class Session:
         cell at all: its one problem is `import_blocked`, naming the modules.
         """
         allowed = STANDARD_LIBRARY | frozenset(local_modules)
-        self.namespace["__builtins__"] = {**plain_builtins(), "__import__": guarded_import(allowed)}
+        self.guard = ImportGuard(allowed, self.whole_process)
+        self.namespace["__builtins__"] = {
+            **plain_builtins(),
+            "__import__": guarded_import(allowed, self.guard),
+        }
         problems = []
         compiled = []
         blocked = []
@@ -217,17 +326,22 @@ class Session:
             return import_blocked(blocked)
         for cell, code in compiled:
             try:
-                exec(code, self.namespace)
+                with self.guard:
+                    exec(code, self.namespace)
             except ImportBlocked as exc:
-                return import_blocked([exc.name])
+                refused = self.guard.refused
+                return import_blocked(refused + [exc.name] * (exc.name not in refused))
             except BaseException as exc:  # SystemExit and KeyboardInterrupt included
                 problems.append(
                     {
                         "cell": cell["index"],
-                        "kind": "raised",
+                        # Memory is an outcome of its own, not a name the code failed to define.
+                        "kind": "out_of_memory" if isinstance(exc, MemoryError) else "raised",
                         "message": student_traceback(exc, cell["label"]),
                     }
                 )
+        if self.guard.refused:  # an import the code refused and then caught
+            return import_blocked(list(self.guard.refused))
         problems.sort(key=lambda problem: problem["cell"])  # in the order of the cells
         defined = sorted(
             name
@@ -247,7 +361,8 @@ class Session:
                 target = getattr(self.handles[request["handle"]], request["name"])
             else:
                 target = self.namespace[request["name"]]
-            result = target(*args, **kwargs)
+            with self.guard:
+                result = target(*args, **kwargs)
             if request["op"] == "new":
                 # The grader numbers the objects it asks for, so it can name one in a
                 # later call before this answer has come back.
@@ -281,7 +396,7 @@ def serve(requests, answers):
     A "calls" request holds several calls: each is answered as soon as it is
     done, so the grader still times every call on its own.
     """
-    session = Session()
+    session = Session(whole_process=True)
     for line in requests:
         request = json.loads(line)
         if request["op"] == "load":

@@ -28,6 +28,8 @@ BOOTSTRAP = (
 )
 # What a worker may see besides Python's standard library (found by the zygote itself).
 SYSTEM_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache")
+# Tells a worker it is in its cgroups, before it reads its first request.
+WORKER_GO = b"g"
 
 
 # What a report's `isolation_gaps` codes mean (the README says the same).
@@ -189,6 +191,9 @@ class Zygote:
             for fd in (requests_write, answers_read, output_read):
                 os.close(fd)
             raise SandboxStartError(f"the sandbox could not bound a worker: {error}") from None
+        # In its groups now: the worker may root its cgroup namespace there (zygote_main).
+        with contextlib.suppress(OSError):
+            os.write(requests_write, WORKER_GO)
         return WorkerProcess(
             pid=pid,
             groups=tuple(groups),

@@ -332,6 +332,12 @@ def become_worker(config, fds, worker, worker_id, confinement):
     requests, answers, output = fds
     own_ipc = True
     library = []
+    # The grader moves the worker into its cgroups, then sends one byte. A cgroup
+    # namespace made after that is rooted at the worker's own group: /proc/self/cgroup
+    # shows "/", not the grader's folders. Made while the worker may still (as root in
+    # its user namespace, or as real root); elsewhere it stays as it is.
+    os.read(requests, 1)
+    libc.unshare(CLONE_NEWCGROUP)
     if worker_id is not False:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)

@@ -1,22 +1,20 @@
 """The class's gradebooks and `summary.json`: per student and lesson, per student, per rule.
 
-Every CSV cell is inert: a text cell that a spreadsheet would read as a
-formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return) is
-written with a leading apostrophe, so opening the file never runs anything.
+Every CSV cell is inert (`writing.csv_file`): what does not show as itself is
+escaped, and a text a spreadsheet would read as a formula gets a leading
+apostrophe, so opening the file never runs anything.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from chunklab.lessons import LESSONS
+from chunklab.writing.csv_file import csv_text
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 GRADEBOOK_COLUMNS = (
     "student",
     "lesson",
@@ -97,24 +95,8 @@ def best_entries(entries: Sequence[Entry]) -> list[Entry]:
     return list(best.values())
 
 
-def inert(value: object) -> object:
-    """A cell a spreadsheet shows as text, never runs as a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
 def number(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
-
-
-def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([inert(cell) for cell in header])
-    for row in rows:
-        writer.writerow([inert(cell) for cell in row])
-    return buffer.getvalue()
 
 
 def lessons_of(entries: Sequence[Entry]) -> list[str]:

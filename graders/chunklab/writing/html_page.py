@@ -2,13 +2,15 @@
 
 Everything shown comes from submissions (names, printed output, returned
 values), so every string passes through `inert` before it is escaped: a
-control character, a lone surrogate or a bidirectional override in a student's
+control character, a lone surrogate, a bidirectional override or a character
+that shows as nothing (zero-width, format, private use, unassigned) in a student's
 text must not reach the page as itself.
 """
 
 from __future__ import annotations
 
 import html
+import unicodedata
 from urllib.parse import quote
 
 # Characters that would change how the text around them is drawn (reordering, hiding).
@@ -16,6 +18,8 @@ BIDI_CONTROLS = frozenset(
     chr(c) for c in (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
 )
 REPLACEMENT = "\ufffd"
+# Format, private use, unassigned, line and paragraph separators.
+HIDDEN_CATEGORIES = frozenset({"Cf", "Co", "Cn", "Zl", "Zp"})
 
 STYLE = """
 :root { color-scheme: light; --ink: #1d232b; --muted: #5b6570; --line: #d5dae0;
@@ -84,6 +88,10 @@ def inert_char(char: str) -> str:
     if code == 0x7F:
         return "\u2421"
     if 0x80 <= code < 0xA0 or 0xD800 <= code <= 0xDFFF or char in BIDI_CONTROLS:
+        return REPLACEMENT
+    # Zero-width, format, private-use and unassigned characters show as nothing (or as
+    # anything): `frank\u200b` must not pass for `frank`.
+    if unicodedata.category(char) in HIDDEN_CATEGORIES:
         return REPLACEMENT
     return char
 

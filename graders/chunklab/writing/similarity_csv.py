@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 
 from chunklab.similarity import SimilarPair, line_spans
-from chunklab.writing.html_page import inert
+from chunklab.writing.csv_file import csv_text
 
 SIMILARITY_COLUMNS = (
     "lesson",
@@ -21,14 +19,6 @@ SIMILARITY_COLUMNS = (
     "share_b",
     "lines_b",
 )
-# A cell starting with one of these is a formula to a spreadsheet.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def cell(text: str) -> str:
-    """Inert text a spreadsheet shows as it is: a leading quote stops a formula."""
-    value = inert(text)
-    return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
 def lines(source: str, regions: Sequence[tuple[int, int]]) -> str:
@@ -37,22 +27,21 @@ def lines(source: str, regions: Sequence[tuple[int, int]]) -> str:
 
 
 def similarity_csv(pairs: Sequence[SimilarPair]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(SIMILARITY_COLUMNS)
-    for pair in pairs:
-        writer.writerow(
-            [
-                cell(pair.lesson),
+    return csv_text(
+        SIMILARITY_COLUMNS,
+        (
+            (
+                pair.lesson,
                 f"{pair.score:.4f}",
-                cell(pair.first.student),
-                cell(pair.first.submission),
+                pair.first.student,
+                pair.first.submission,
                 f"{pair.first_share:.4f}",
                 lines(pair.first.source, pair.first_regions),
-                cell(pair.second.student),
-                cell(pair.second.submission),
+                pair.second.student,
+                pair.second.submission,
                 f"{pair.second_share:.4f}",
                 lines(pair.second.source, pair.second_regions),
-            ]
-        )
-    return buffer.getvalue()
+            )
+            for pair in pairs
+        ),
+    )

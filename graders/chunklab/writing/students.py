@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from pathlib import PurePath
 from typing import Any
 
-from chunklab.lessons import LESSONS
 from chunklab.reading.read import SUBMISSION_SUFFIXES
+from chunklab.reading.student import name_beside_lesson
 
 # Long enough to read, short enough for every file system once the suffix is added.
 PAGE_NAME_LIMIT = 60
@@ -27,12 +27,7 @@ def student_of(report: dict[str, Any]) -> str:
     path = PurePath(str(report.get("submission") or "submission").replace("\\", "/"))
     if path.suffix not in SUBMISSION_SUFFIXES:
         return path.name or str(path)
-    stem = path.stem
-    for lesson_id in sorted(LESSONS, key=len, reverse=True):
-        stem = stem.replace(lesson_id, " ")
-    # What is left once the lesson id and the separators around it are gone.
-    student = re.sub(r"[\s_.-]+", " ", stem).strip().replace(" ", "_")
-    return student or path.stem
+    return name_beside_lesson(path.name) or path.stem
 
 
 def page_names(students: Iterable[str]) -> dict[str, str]:
