@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from chunklab.cli import main
+from chunklab.lessons import LESSONS
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
-LESSON_IDS = ("char_chunk", "word_chunk", "chunking_pipeline")
+LESSON_IDS = tuple(LESSONS)
 
 
 @dataclass(frozen=True)
