@@ -259,3 +259,19 @@ def test_the_bundle_holds_the_manifest_and_no_other_engine_file(bundle: Path) ->
     shipped = {p.relative_to(engine) for p in engine.rglob("*") if p.is_file()}
     assert shipped == listed | tests
     assert {p.name for p in tests} == {"test_visible.py"}
+
+
+def test_a_hidden_test_between_visible_ones_goes_with_its_comments_and_decorators() -> None:
+    from chunklab.authoring.visible_suite import without_definitions
+
+    source = (
+        "import pytest\n\n\n"
+        "def test_a():\n    pass\n\n\n"
+        "# Why the hidden case matters.\n"
+        "@pytest.mark.visibility('hidden')\n"
+        "def test_b():\n    x = 1\n\n    return x\n\n\n"
+        "class TestC:\n    pass\n"
+    )
+    assert without_definitions(source, {"test_b"}) == (
+        "import pytest\n\n\ndef test_a():\n    pass\n\n\nclass TestC:\n    pass\n"
+    )

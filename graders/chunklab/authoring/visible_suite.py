@@ -3,7 +3,7 @@
 Which tests are visible is what grading says (the `visibility` marker as pytest
 collects it), never a file name. Each test file keeps its imports and helpers
 and loses every test that is not visible, with its decorators and the comment
-lines right above it; a file left with no visible test is not written at all.
+and blank lines right above it; a file left with no visible test is not written at all.
 """
 
 from __future__ import annotations
@@ -27,8 +27,11 @@ def without_definitions(source: str, names: set[str]) -> str:
             if node.name not in names:
                 continue
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
-            while first > 0 and lines[first - 1].lstrip().startswith("#"):
-                first -= 1  # a comment about a hidden test is part of it
+            # The comments above a hidden test are part of it, and so is the space before it.
+            while first > 0 and (
+                not lines[first - 1].strip() or lines[first - 1].lstrip()[0] == "#"
+            ):
+                first -= 1
             doomed.update(range(first, node.end_lineno or node.lineno))
     return "".join(line for number, line in enumerate(lines) if number not in doomed)
 
