@@ -54,8 +54,9 @@ def chunklab(
 
 @pytest.fixture(scope="session")
 def report_schema() -> dict[str, Any]:
-    path = KIT_ROOT / "graders" / "chunklab" / "writing" / "report.schema.json"
-    return json.loads(path.read_text())
+    from chunklab.writing.report_schema import report_schema
+
+    return report_schema()
 
 
 @pytest.fixture

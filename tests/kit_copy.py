@@ -23,11 +23,18 @@ def copy_kit(dest: Path) -> Path:
     return dest
 
 
-def run_chunklab(kit: Path, *args: str | Path, timeout: float = 300) -> subprocess.CompletedProcess:
+def run_chunklab(kit: Path, *args: str | Path) -> subprocess.CompletedProcess:
     """`chunklab ARGS` with the copy's own package, from the copy's folder."""
+    return run_module(kit, "chunklab", *args)
+
+
+def run_module(
+    kit: Path, module: str, *args: str | Path, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    """`python -m MODULE ARGS` with the copy's own package, from the copy's folder."""
     env = {**os.environ, "PYTHONPATH": str(kit / "graders")}
     return subprocess.run(
-        [sys.executable, "-m", "chunklab", *map(str, args)],
+        [sys.executable, "-m", module, *map(str, args)],
         cwd=kit,
         env=env,
         capture_output=True,

@@ -6,8 +6,7 @@ from pathlib import Path
 
 from chunklab.batch import BATCH_SIZE, WINDOW_BATCHES, batches
 from chunklab.reading.read import SubmissionPath
-
-LESSON_IDS = ("char_chunk", "word_chunk", "chunking_pipeline")
+from tests.conftest import LESSON_IDS
 
 
 def interleaved_class(count: int) -> list[tuple[int, SubmissionPath]]:
