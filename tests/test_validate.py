@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from chunklab.lessons import get_lesson
+from chunklab.scoring.report import GradeReport, TestOutcome
 from chunklab.validation import FULL, LOSES_POINTS, ZERO, Expectation, judge
 from chunklab.writing.table import validation_table
 from tests.conftest import LESSON_IDS
@@ -38,18 +39,14 @@ def test_validate_passes_on_the_kit(chunklab):
     assert result.stdout.count("runs top to bottom without an error") == 3
 
 
-def report(score: float, outcomes: list[str], status: str = "graded") -> dict:
-    tests = [
-        {"rule": f"rule {i}", "outcome": outcome, "max_score": 1.0}
+def report(score: float, outcomes: list[str], status: str = "graded") -> GradeReport:
+    tests = tuple(
+        TestOutcome(f"t{i}", f"rule {i}", 1.0, outcome, "hidden")
         for i, outcome in enumerate(outcomes)
-    ]
-    return {
-        "status": status,
-        "score": score,
-        "max_score": float(len(outcomes)),
-        "tests": tests,
-        "errors": [],
-    }
+    )
+    made = GradeReport("char_chunk", "x.py", status, tests, max_score=float(len(outcomes)))
+    assert made.score == score
+    return made
 
 
 def case(expected: str, kind: str = "mistake") -> Expectation:

@@ -30,7 +30,7 @@ from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
-from chunklab.scoring.report import GradeReport, Problem
+from chunklab.scoring.report import GradeReport, Isolation, Problem
 
 
 @dataclass
@@ -184,7 +184,7 @@ def error_report(
     session: GradingSession,
     duration: float,
     student: str = "",
-    isolation: str = "",
+    isolation: Isolation = "",
     isolation_gaps: tuple[str, ...] = (),
 ) -> GradeReport:
     return GradeReport(
