@@ -190,35 +190,29 @@ def test_secret_in_the_visible_file(submission):
     expect_result(submission.chunk, ("secret-one", 4, 1), ["secret-one"])
 """
 
-SECRET_FILE = '''"""Hidden checks in a file whose name says nothing."""
 
-import pytest
-
-from chunklab.suites.checks import expect_result
-
-pytestmark = pytest.mark.visibility("hidden")
-
-
-@pytest.mark.rule("A rule in a new file.")
-@pytest.mark.points(1)
-def test_secret_in_a_new_file(submission):
-    expect_result(submission.chunk, ("secret-two", 4, 1), ["secret-two"])
-'''
-
-PUBLIC_IN_HIDDEN_NAMED_FILE = '''"""A public check, in a file named like hidden ones."""
-
-import pytest
-
-from chunklab.suites.checks import expect_result
-
-pytestmark = pytest.mark.visibility("visible")
+def one_test_file(visibility: str, name: str, call: str) -> str:
+    """A grader test file holding one char_chunk test, marked `visibility` as a whole."""
+    return (
+        "import pytest\n\nfrom chunklab.suites.checks import expect_result\n\n"
+        f'pytestmark = pytest.mark.visibility("{visibility}")\n\n\n'
+        '@pytest.mark.rule("Empty text gives an empty list [].")\n'
+        "@pytest.mark.points(1)\n"
+        f"def {name}(submission):\n    {call}\n"
+    )
 
 
-@pytest.mark.rule("Empty text gives an empty list [].")
-@pytest.mark.points(1)
-def test_public_in_a_hidden_named_file(submission):
-    expect_result(submission.chunk, ("", 3, 1), [])
-'''
+# Hidden checks in a file whose name says nothing, and a public one named like hidden files.
+SECRET_FILE = one_test_file(
+    "hidden",
+    "test_secret_in_a_new_file",
+    'expect_result(submission.chunk, ("secret-two", 4, 1), ["secret-two"])',
+)
+PUBLIC_IN_HIDDEN_NAMED_FILE = one_test_file(
+    "visible",
+    "test_public_in_a_hidden_named_file",
+    'expect_result(submission.chunk, ("", 3, 1), [])',
+)
 
 
 def test_the_release_ships_exactly_the_tests_marked_visible(tmp_path: Path) -> None:
