@@ -269,3 +269,22 @@ def test_a_hidden_test_between_visible_ones_goes_with_its_comments_and_decorator
     assert without_definitions(source, {"test_b"}) == (
         "import pytest\n\n\ndef test_a():\n    pass\n\n\nclass TestC:\n    pass\n"
     )
+
+
+def test_every_data_file_of_the_package_is_in_its_package_data() -> None:
+    """A file the package reads at run time (manifest, declarations, texts) ships in a wheel."""
+    import fnmatch
+    import re
+
+    pyproject = (KIT_ROOT / "pyproject.toml").read_text()
+    listed = re.search(r"^\[tool.setuptools.package-data\]\nchunklab = \[(.*)\]$", pyproject, re.M)
+    assert listed is not None
+    patterns = re.findall(r'"([^"]+)"', listed.group(1))
+    package = KIT_ROOT / "graders" / "chunklab"
+    data = [
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*")
+        if path.is_file() and path.suffix not in (".py", ".pyc")
+    ]
+    assert "authoring/student_side.txt" in data
+    assert [name for name in data if not any(fnmatch.fnmatch(name, p) for p in patterns)] == []
