@@ -29,6 +29,7 @@ import tokenize
 from pathlib import Path
 
 from chunklab.kit import Kit, find_kit
+from chunklab.lessons import LESSONS
 from chunklab.sandbox.limits import Limits
 from chunklab.similarity import CodeText, similar_pairs
 from chunklab.writing.class_outputs import ClassOptions, ClassOutputs, given_code
@@ -123,7 +124,7 @@ def main() -> None:
     kit = find_kit(Path.cwd())
     rng = random.Random(args.seed)
     print(f"{'lesson':<20}{'submissions':>12}{'pairs compared':>16}{'flagged':>10}{'seconds':>10}")
-    for lesson in ("char_chunk", "word_chunk", "chunking_pipeline"):
+    for lesson in LESSONS:
         codes = class_of(kit, lesson, args.size, rng)
         started = time.perf_counter()
         similar = similar_pairs(codes, {lesson: given_code(kit, lesson)})

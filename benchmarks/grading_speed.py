@@ -43,8 +43,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from chunklab.lessons import LESSONS
+
 KIT = Path(__file__).resolve().parent.parent
-LESSONS = ("char_chunk", "word_chunk", "chunking_pipeline")
 
 NAIVE_PLUGIN = """
 import importlib.util, os, pytest

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from chunklab.cli import main
+from chunklab.lessons import LESSONS
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
-LESSON_IDS = ("char_chunk", "word_chunk", "chunking_pipeline")
+LESSON_IDS = tuple(LESSONS)
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,9 @@ def chunklab(
 
 @pytest.fixture(scope="session")
 def report_schema() -> dict[str, Any]:
-    path = KIT_ROOT / "graders" / "chunklab" / "writing" / "report.schema.json"
-    return json.loads(path.read_text())
+    from chunklab.writing.report_schema import report_schema
+
+    return report_schema()
 
 
 @pytest.fixture

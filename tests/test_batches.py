@@ -16,12 +16,12 @@ from chunklab.reading.read import SubmissionPath
 from chunklab.running.pytest_run import suite_max_score
 from chunklab.sandbox.limits import Limits
 from chunklab.work_pool import WorkPool
+from tests.conftest import LESSON_IDS
 
 # Full marks of the two lessons these tests grade, as their suites say.
 CHAR_FULL = suite_max_score(LESSONS["char_chunk"])
 WORD_FULL = suite_max_score(LESSONS["word_chunk"])
 
-LESSON_IDS = ("char_chunk", "word_chunk", "chunking_pipeline")
 KIT = Path(__file__).resolve().parent.parent
 
 

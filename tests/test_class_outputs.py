@@ -16,7 +16,7 @@ import pytest
 from chunklab.cli import main
 from chunklab.writing.class_tally import BINS, histogram_bin
 from chunklab.writing.students import page_names, student_of
-from tests.conftest import KIT_ROOT
+from tests.conftest import KIT_ROOT, LESSON_IDS
 
 SAMPLE_STUDENTS = {"alice", "bob", "carol", "dave", "erin", "frank", "grace"}
 
@@ -127,7 +127,7 @@ def test_every_class_file_is_written(graded_samples):
 def test_report_cards_and_histogram_match_the_reports(graded_samples):
     out, reports = graded_samples
     page = read_page(out / "report.html")
-    for lesson in ("char_chunk", "word_chunk", "chunking_pipeline"):
+    for lesson in LESSON_IDS:
         mine = [r for r in reports if r["lesson"] == lesson]
         cards = {label: value for h2, label, value in page.cards if lesson in h2}
         mean = sum(r["score"] for r in mine) / len(mine)
@@ -140,7 +140,7 @@ def test_report_cards_and_histogram_match_the_reports(graded_samples):
     # Each bar's title says how many submissions it holds.
     bars = [t for t in page.text if " at " in t and t.endswith("%")]
     expected = []
-    for lesson in ("char_chunk", "word_chunk", "chunking_pipeline"):
+    for lesson in LESSON_IDS:
         counts = [0] * BINS
         for r in reports:
             if r["lesson"] == lesson:
@@ -152,7 +152,7 @@ def test_report_cards_and_histogram_match_the_reports(graded_samples):
 def test_rules_table_counts_rates_and_points_match_the_reports(graded_samples):
     out, reports = graded_samples
     page = read_page(out / "report.html")
-    for lesson in ("char_chunk", "word_chunk", "chunking_pipeline"):
+    for lesson in LESSON_IDS:
         graded = [r for r in reports if r["lesson"] == lesson and r["status"] == "graded"]
         expected = {}
         # A rule is broken by a submission when any of its tests (public or hidden) fails.

@@ -20,6 +20,7 @@ from chunklab.authoring.bundle import pyproject_text
 from chunklab.cli import main
 from chunklab.commands.grade import JsonLinesOut
 from chunklab.kit import Kit
+from tests.conftest import LESSON_IDS
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = ("grade", "check", "validate", "release", "gradescope")
@@ -120,7 +121,7 @@ def chunklab_process(*args: str | Path, **options: object) -> subprocess.Popen:
 def test_a_closed_pipe_ends_quietly_and_the_files_are_still_written(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
-    for lesson in ("char_chunk", "word_chunk", "chunking_pipeline"):
+    for lesson in LESSON_IDS:
         shutil.copy(KIT_ROOT / "solutions" / f"{lesson}.py", folder)
     out = tmp_path / "out"
     process = chunklab_process("grade", "--jobs", "1", "--out", out, folder, stdout=subprocess.PIPE)

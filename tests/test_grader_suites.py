@@ -18,6 +18,7 @@ from chunklab.running.in_process import InProcessBackend
 from chunklab.running.pytest_run import run_suite
 from chunklab.running.submission_proxy import NotPlainData, SubmissionProxy
 from chunklab.sandbox.limits import Limits
+from chunklab.scoring.report import GradeReport, TestOutcome
 from chunklab.suites.char_chunk import test_hidden as char_hidden
 from chunklab.suites.checks import (
     RuleBroken,
@@ -177,14 +178,11 @@ def test_the_long_text_is_the_same_every_time_and_holds_every_kind_of_gap():
 
 def weak_verdict(name: str, score: float, most: float) -> Verdict:
     case = Expectation(get_lesson("char_chunk"), "mistake", Path(name), AT_MOST, "never cuts")
-    report = {
-        "status": "graded",
-        "score": score,
-        "max_score": most,
-        "tests": [{"rule": "r", "outcome": "failed", "max_score": most}],
-        "errors": [],
-    }
-    return judge(case, report)
+    tests = (
+        TestOutcome("a", "r", score, "passed", "hidden"),
+        TestOutcome("b", "r", most - score, "failed", "hidden"),
+    )
+    return judge(case, GradeReport("char_chunk", name, "graded", tests, max_score=most))
 
 
 def test_a_non_chunker_may_score_at_most_two_fifths():

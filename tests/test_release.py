@@ -107,7 +107,9 @@ def test_the_engine_in_the_bundle_checks_a_stub_on_its_own(bundle: Path) -> None
             sys.executable,
             "-c",
             "import chunklab, sys; print(chunklab.__file__); "
-            "from chunklab.cli import main; sys.exit(main(['check', 'char_chunk', '--json']))",
+            # The bundle's `chunklab` command (its pyproject's entry point).
+            "from chunklab.cli import student_main; "
+            "sys.exit(student_main(['check', 'char_chunk', '--json']))",
         ],
         cwd=bundle,
         env=env,
@@ -165,7 +167,7 @@ def test_pip_installs_the_bundle(bundle: Path, tmp_path: Path) -> None:
         timeout=300,
     )
     assert (target / "chunklab" / "suites" / "pytest.ini").is_file()
-    assert (target / "chunklab" / "authoring" / "lesson_text" / "char_chunk.md").is_file()
+    assert (target / "chunklab" / "suites" / "char_chunk" / "rules.md").is_file()
     assert not list(target.rglob("test_hidden*.py"))
 
 
@@ -177,3 +179,112 @@ def test_the_body_comparison_catches_renamed_and_reformatted_copies() -> None:
             node.name = "something_else"
     copied = ast.unparse(tree)  # other name, comments and layout gone
     assert body_dumps(copied) & body_dumps(source)
+
+
+SECRET_IN_VISIBLE_FILE = """
+
+@pytest.mark.visibility("hidden")
+@pytest.mark.rule("A rule added to a visible file.")
+@pytest.mark.points(1)
+def test_secret_in_the_visible_file(submission):
+    expect_result(submission.chunk, ("secret-one", 4, 1), ["secret-one"])
+"""
+
+
+def one_test_file(visibility: str, name: str, call: str) -> str:
+    """A grader test file holding one char_chunk test, marked `visibility` as a whole."""
+    return (
+        "import pytest\n\nfrom chunklab.suites.checks import expect_result\n\n"
+        f'pytestmark = pytest.mark.visibility("{visibility}")\n\n\n'
+        '@pytest.mark.rule("Empty text gives an empty list [].")\n'
+        "@pytest.mark.points(1)\n"
+        f"def {name}(submission):\n    {call}\n"
+    )
+
+
+# Hidden checks in a file whose name says nothing, and a public one named like hidden files.
+SECRET_FILE = one_test_file(
+    "hidden",
+    "test_secret_in_a_new_file",
+    'expect_result(submission.chunk, ("secret-two", 4, 1), ["secret-two"])',
+)
+PUBLIC_IN_HIDDEN_NAMED_FILE = one_test_file(
+    "visible",
+    "test_public_in_a_hidden_named_file",
+    'expect_result(submission.chunk, ("", 3, 1), [])',
+)
+
+
+def test_the_release_ships_exactly_the_tests_marked_visible(tmp_path: Path) -> None:
+    """Visibility decides, not the file: hidden tests in a visible or new file stay out."""
+    from tests.kit_copy import copy_kit, run_chunklab
+
+    kit = copy_kit(tmp_path / "kit")
+    suite = kit / "graders" / "chunklab" / "suites" / "char_chunk"
+    visible = suite / "test_visible.py"
+    visible.write_text(visible.read_text() + SECRET_IN_VISIBLE_FILE)
+    (suite / "test_more_cases.py").write_text(SECRET_FILE)
+    (suite / "test_hidden_public.py").write_text(PUBLIC_IN_HIDDEN_NAMED_FILE)
+    result = run_chunklab(kit, "release", tmp_path / "bundle")
+    assert result.returncode == 0, result.stderr
+    shipped = tmp_path / "bundle" / "graders" / "chunklab" / "suites" / "char_chunk"
+    assert sorted(p.name for p in shipped.glob("test_*.py")) == [
+        "test_hidden_public.py",
+        "test_visible.py",
+    ]
+    everything = "".join(p.read_text(errors="replace") for p in bundle_files(tmp_path / "bundle"))
+    # Rule texts are public (the notebook states every rule); the checks themselves are not.
+    for secret in ("secret-one", "secret-two", "test_secret_in"):
+        assert secret not in everything
+    assert (shipped / "test_hidden_public.py").read_text() == PUBLIC_IN_HIDDEN_NAMED_FILE
+    # The visible file lost the added test and nothing else.
+    assert (shipped / "test_visible.py").read_text() == (
+        KIT_ROOT / "graders" / "chunklab" / "suites" / "char_chunk" / "test_visible.py"
+    ).read_text()
+
+
+def test_the_bundle_holds_the_manifest_and_no_other_engine_file(bundle: Path) -> None:
+    from chunklab.authoring.bundle import manifest_files
+    from chunklab.kit import PACKAGE_DIR
+
+    engine = bundle / "graders" / "chunklab"
+    listed = {p.relative_to(PACKAGE_DIR) for p in manifest_files()}
+    tests = {p.relative_to(engine) for p in engine.rglob("test_*.py")}
+    shipped = {p.relative_to(engine) for p in engine.rglob("*") if p.is_file()}
+    assert shipped == listed | tests
+    assert {p.name for p in tests} == {"test_visible.py"}
+
+
+def test_a_hidden_test_between_visible_ones_goes_with_its_comments_and_decorators() -> None:
+    from chunklab.authoring.visible_suite import without_definitions
+
+    source = (
+        "import pytest\n\n\n"
+        "def test_a():\n    pass\n\n\n"
+        "# Why the hidden case matters.\n"
+        "@pytest.mark.visibility('hidden')\n"
+        "def test_b():\n    x = 1\n\n    return x\n\n\n"
+        "class TestC:\n    pass\n"
+    )
+    assert without_definitions(source, {"test_b"}) == (
+        "import pytest\n\n\ndef test_a():\n    pass\n\n\nclass TestC:\n    pass\n"
+    )
+
+
+def test_every_data_file_of_the_package_is_in_its_package_data() -> None:
+    """A file the package reads at run time (manifest, declarations, texts) ships in a wheel."""
+    import fnmatch
+    import re
+
+    pyproject = (KIT_ROOT / "pyproject.toml").read_text()
+    listed = re.search(r"^\[tool.setuptools.package-data\]\nchunklab = \[(.*)\]$", pyproject, re.M)
+    assert listed is not None
+    patterns = re.findall(r'"([^"]+)"', listed.group(1))
+    package = KIT_ROOT / "graders" / "chunklab"
+    data = [
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*")
+        if path.is_file() and path.suffix not in (".py", ".pyc")
+    ]
+    assert "authoring/student_side.txt" in data
+    assert [name for name in data if not any(fnmatch.fnmatch(name, p) for p in patterns)] == []

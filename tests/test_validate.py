@@ -6,8 +6,10 @@ import re
 from pathlib import Path
 
 from chunklab.lessons import get_lesson
+from chunklab.scoring.report import GradeReport, TestOutcome
 from chunklab.validation import FULL, LOSES_POINTS, ZERO, Expectation, judge
 from chunklab.writing.table import validation_table
+from tests.conftest import LESSON_IDS
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,7 +22,7 @@ def test_validate_passes_on_the_kit(chunklab):
         result.stdout,
         flags=re.MULTILINE,
     )
-    assert [row[0] for row in sensitivity] == ["char_chunk", "word_chunk", "chunking_pipeline"]
+    assert [row[0] for row in sensitivity] == list(LESSON_IDS)
     for lesson, caught, mistakes, passing, alternatives in sensitivity:
         on_disk = len(list((KIT_ROOT / "solutions" / "mistakes" / lesson).glob("*.py")))
         assert int(caught) == int(mistakes) == on_disk
@@ -31,24 +33,20 @@ def test_validate_passes_on_the_kit(chunklab):
         result.stdout,
         flags=re.MULTILINE,
     )
-    assert [row[0] for row in weak] == ["char_chunk", "word_chunk", "chunking_pipeline"]
+    assert [row[0] for row in weak] == list(LESSON_IDS)
     for _, non_chunker, most, public_only, _ in weak:
         assert int(non_chunker) <= 0.4 * int(most) and int(public_only) <= 0.4 * int(most)
     assert result.stdout.count("runs top to bottom without an error") == 3
 
 
-def report(score: float, outcomes: list[str], status: str = "graded") -> dict:
-    tests = [
-        {"rule": f"rule {i}", "outcome": outcome, "max_score": 1.0}
+def report(score: float, outcomes: list[str], status: str = "graded") -> GradeReport:
+    tests = tuple(
+        TestOutcome(f"t{i}", f"rule {i}", 1.0, outcome, "hidden")
         for i, outcome in enumerate(outcomes)
-    ]
-    return {
-        "status": status,
-        "score": score,
-        "max_score": float(len(outcomes)),
-        "tests": tests,
-        "errors": [],
-    }
+    )
+    made = GradeReport("char_chunk", "x.py", status, tests, max_score=float(len(outcomes)))
+    assert made.score == score
+    return made
 
 
 def case(expected: str, kind: str = "mistake") -> Expectation:

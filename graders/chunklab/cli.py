@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_grade(commands)
     add_check(commands)
-    command_parser(
+    validate = command_parser(
         commands,
         "validate",
         "prove the graders: references, stubs, mistakes, notebooks",
@@ -236,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
         "every known mistake loses points and every notebook runs. Prints a table; the exit "
         "status is not 0 when anything fails.",
         "chunklab validate",
+    )
+    validate.add_argument(
+        "lessons", nargs="*", metavar="LESSON", help="only these lessons (default: every lesson)"
     )
     release = command_parser(
         commands,
@@ -321,7 +324,7 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "validate":
         from chunklab.commands.validate import validate_command
 
-        return validate_command()
+        return validate_command(args.lessons)
     if args.command == "gradescope":
         from chunklab.commands.gradescope import gradescope_command
         from chunklab.writing.gradescope import GradescopeOptions

@@ -34,7 +34,7 @@ from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
-from chunklab.scoring.report import GradeReport, Problem
+from chunklab.scoring.report import GradeReport, Isolation, Problem
 
 
 @dataclass
@@ -294,7 +294,7 @@ def error_report(
     session: GradingSession,
     duration: float,
     student: str = "",
-    isolation: str = "",
+    isolation: Isolation = "",
     isolation_gaps: tuple[str, ...] = (),
 ) -> GradeReport:
     return GradeReport(

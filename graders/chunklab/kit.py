@@ -9,10 +9,10 @@ from pathlib import Path
 from types import ModuleType
 
 from chunklab.errors import KitLayoutError
-from chunklab.lessons import Lesson
+from chunklab.lessons import LESSONS_DIR, Lesson
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-SUITES_DIR = PACKAGE_DIR / "suites"
+SUITES_DIR = LESSONS_DIR
 
 
 def cache_dir() -> Path:
@@ -22,8 +22,8 @@ def cache_dir() -> Path:
 
 
 def suite_dir(lesson: Lesson) -> Path:
-    """The pytest grader suite of a lesson (ships inside the package)."""
-    return SUITES_DIR / lesson.id
+    """The pytest grader suite of a lesson: its lesson folder (ships inside the package)."""
+    return lesson.folder
 
 
 @dataclass(frozen=True)

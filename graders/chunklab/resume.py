@@ -21,6 +21,7 @@ from chunklab.errors import SubmissionError
 from chunklab.reading.read import SubmissionPath
 from chunklab.reading.safe_file import read_regular_file
 from chunklab.reading.student import regular_files
+from chunklab.scoring.report import GradeReport
 from chunklab.writing.inert import json_line
 
 INDEX_NAME = ".chunklab-resume.jsonl"
@@ -96,10 +97,11 @@ class ResumeIndex:
                 record = json.loads(line)
                 key = ResumeKey(**record["key"])
                 report = record["report"]
+                # What an earlier version wrote, or a damaged line, is graded again.
+                GradeReport.from_json(report)
             except (ValueError, KeyError, TypeError):
                 continue  # a line cut short by an interrupted run
-            if isinstance(report, dict):
-                self.reports[key] = report
+            self.reports[key] = report
 
     def _lines(self) -> list[str]:
         try:

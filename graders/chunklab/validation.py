@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from chunklab.kit import Kit
 from chunklab.lessons import Lesson
+from chunklab.scoring.report import GradeReport
 
 FULL, ZERO, LOSES_POINTS = "full marks", "zero", "loses points"
 # What a submission that never cuts, or that only answers the public examples, may
@@ -93,31 +93,31 @@ def as_notebook(expectation: Expectation, folder: Path) -> Expectation:
     )
 
 
-def judge(expectation: Expectation, report: dict[str, Any]) -> Verdict:
-    score = f"{report['score']:g}/{report['max_score']:g}"
-    if report["status"] != "graded":
+def judge(expectation: Expectation, report: GradeReport) -> Verdict:
+    score = f"{report.score:g}/{report.max_score:g}"
+    if report.status != "graded":
         return Verdict(
             expectation,
             False,
             score,
-            f"not graded: {report['errors'][0]['message'] if report['errors'] else '?'}",
+            f"not graded: {report.errors[0].message if report.errors else '?'}",
         )
-    full = report["score"] == report["max_score"] > 0
-    broken = [t for t in report["tests"] if t["outcome"] != "passed"]
+    full = report.score == report.max_score > 0
+    broken = [t for t in report.tests if t.outcome != "passed"]
     if expectation.expected == FULL:
-        detail = "" if full else "failed: " + "; ".join(t["rule"] for t in broken[:3])
+        detail = "" if full else "failed: " + "; ".join(t.rule for t in broken[:3])
         return Verdict(expectation, full, score, detail)
     if expectation.expected == ZERO:
-        crashed = [t for t in report["tests"] if t["outcome"] != "failed"]
-        ok = report["score"] == 0 and not crashed
+        crashed = [t for t in report.tests if t.outcome != "failed"]
+        ok = report.score == 0 and not crashed
         detail = "" if ok else f"{len(crashed)} test(s) did not fail cleanly"
         return Verdict(expectation, ok, score, detail)
     if expectation.expected == AT_MOST:
-        share = report["score"] / report["max_score"] if report["max_score"] else 0.0
+        share = report.score / report.max_score if report.max_score else 0.0
         ok = share <= WEAK_LIMIT
         detail = f"{expectation.description} | {share:.0%} of the points"
         return Verdict(expectation, ok, score, detail if ok else f"{detail}: TOO MANY")
-    caught = sorted({t["rule"] for t in broken})
+    caught = sorted({t.rule for t in broken})
     detail = (
         (f"{expectation.description} | caught by: " + "; ".join(caught))
         if caught

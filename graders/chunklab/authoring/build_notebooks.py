@@ -1,6 +1,6 @@
 """Builds each lesson's notebook from one source, so stub, notebook and release never drift.
 
-The prose and demos come from `lesson_text/<lesson>.md`, the exercise cell is
+The prose and demos come from the lesson folder's `rules.md`, the exercise cell is
 the stub in `exercises/<lesson>.py`, and the rules are the `rule` markers of
 the grader suites. Run `python -m chunklab.authoring.build_notebooks` after
 changing any of them; `--check` only reports notebooks that are out of date.

@@ -1,7 +1,8 @@
 """The student bundle: stubs, notebooks, the self-check engine with its public checks, a README.
 
-What goes in is chosen file by file from the kit; reference solutions are
-never read here, and the engine is copied without any hidden test file.
+What goes in is chosen file by file from the kit: the engine's modules listed
+in the manifest (`student_side.txt`) and, of each lesson's grader suite, the
+tests marked visible. Reference solutions are never read here.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from string import Template
 
 from chunklab import __version__
 from chunklab.authoring.build_notebooks import build_notebook, notebook_text
-from chunklab.kit import PACKAGE_DIR, Kit
+from chunklab.authoring.visible_suite import visible_sources
+from chunklab.errors import KitLayoutError
+from chunklab.kit import PACKAGE_DIR, Kit, suite_dir
 from chunklab.lessons import LESSONS
 
 # Written at the top of every bundle, so a later release may replace an earlier one.
 MARKER_FILE = ".chunklab-release"
 README_TEMPLATE = Path(__file__).resolve().parent / "student_readme.md"
-# Files of the package that never go to students, and clutter that is not the kit's.
-LEFT_OUT = ("test_hidden*.py", "hidden_*.py", "__pycache__", "*.pyc", "*.egg-info", ".pytest_cache")
+# The one list of the package's files that go to students (patterns, package-relative).
+MANIFEST = Path(__file__).resolve().parent / "student_side.txt"
 NOTEBOOK_EXTRA = ("jupyterlab>=4", "ipykernel>=6.25")
 
 PYPROJECT = Template("""\
@@ -83,10 +86,31 @@ def readme_text() -> str:
     return template.substitute(count=len(LESSONS), lessons=lessons)
 
 
+def manifest_files(manifest: Path = MANIFEST) -> list[Path]:
+    """The package files the manifest names; a pattern that names nothing is a mistake in it."""
+    found: set[Path] = set()
+    for line in manifest.read_text(encoding="utf-8").splitlines():
+        pattern = line.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        matched = [path for path in PACKAGE_DIR.glob(pattern) if path.is_file()]
+        if not matched:
+            raise KitLayoutError(f"{manifest.name} names {pattern!r}, which is no file of chunklab")
+        found.update(matched)
+    return sorted(found)
+
+
 def copy_engine(dest: Path) -> None:
-    shutil.copytree(
-        PACKAGE_DIR, dest / "graders" / "chunklab", ignore=shutil.ignore_patterns(*LEFT_OUT)
-    )
+    package = dest / "graders" / "chunklab"
+    for path in manifest_files():
+        target = package / path.relative_to(PACKAGE_DIR)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    for lesson in LESSONS.values():
+        folder = package / suite_dir(lesson).relative_to(PACKAGE_DIR)
+        for name, source in visible_sources(lesson).items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(source, encoding="utf-8")
 
 
 def write_bundle(kit: Kit, dest: Path) -> list[Path]:

@@ -1,4 +1,4 @@
-"""Reads a lesson's prose (`lesson_text/<lesson>.md`) into the parts of its notebook.
+"""Reads a lesson's prose (`rules.md` in its lesson folder) into the parts of its notebook.
 
 The file is Markdown with a few markers, each an HTML comment on a line of its own:
 
@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chunklab.errors import KitLayoutError
-
-LESSON_TEXT_DIR = Path(__file__).resolve().parent / "lesson_text"
+from chunklab.lessons import LESSONS_DIR
 
 MARKER = re.compile(r"^<!--\s*(cell|rules|exercise|self-check|hints)\b(.*?)(-->)?\s*$")
 KIT_FENCE = "```python kit"
@@ -73,7 +72,7 @@ Part = Markdown | KitCode | Rules | Exercise | SelfCheck | Hint
 
 
 def lesson_text_path(lesson_id: str) -> Path:
-    return LESSON_TEXT_DIR / f"{lesson_id}.md"
+    return LESSONS_DIR / lesson_id / "rules.md"
 
 
 def read_lesson_text(lesson_id: str) -> tuple[Part, ...]:

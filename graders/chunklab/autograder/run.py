@@ -71,7 +71,7 @@ def read_submitter(root: Path) -> Submitter:
         return Submitter()
     if not isinstance(metadata, dict):
         return Submitter()
-    users = metadata.get("users") if isinstance(metadata.get("users"), list) else []
+    users: list[Any] = metadata["users"] if isinstance(metadata.get("users"), list) else []
     names = [
         str(user.get("name") or user.get("email") or "") for user in users if isinstance(user, dict)
     ]

@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from chunklab.batch import grade_many
 from chunklab.kit import Kit, find_kit
-from chunklab.lessons import LESSONS, Lesson
+from chunklab.lessons import LESSONS, Lesson, get_lesson
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
+from chunklab.scoring.report import GradeReport
 from chunklab.validation import (
     Expectation,
     Verdict,
@@ -36,7 +38,7 @@ def grade_expectations(kit: Kit, cases: list[Expectation]) -> list[Verdict]:
     items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
     limits = Limits(call_seconds=CALL_SECONDS, submission_seconds=SUBMISSION_SECONDS)
     reports = dict(grade_many(items, None, kit, limits, os.cpu_count() or 1))
-    return [judge(case, reports[i]) for i, case in enumerate(cases)]
+    return [judge(case, GradeReport.from_json(reports[i])) for i, case in enumerate(cases)]
 
 
 def notebook_verdict(lesson: Lesson, notebook: Path) -> Verdict:
@@ -45,10 +47,13 @@ def notebook_verdict(lesson: Lesson, notebook: Path) -> Verdict:
     return Verdict(case, not problem, "", problem or "runs top to bottom without an error")
 
 
-def validate_command() -> int:
+def validate_command(lesson_ids: Sequence[str] = ()) -> int:
+    """Validate the lessons named (every lesson when none is), in the registry's order."""
     kit = find_kit(Path.cwd())
+    named = {get_lesson(lesson_id).id for lesson_id in lesson_ids}
+    lessons = [lesson for lesson in LESSONS.values() if not named or lesson.id in named]
     with tempfile.TemporaryDirectory(prefix="chunklab-validate-") as scratch:
-        cases = [case for lesson in LESSONS.values() for case in expectations(kit, lesson)]
+        cases = [case for lesson in lessons for case in expectations(kit, lesson)]
         cases += [
             as_notebook(case, Path(scratch))
             for case in cases
@@ -56,10 +61,8 @@ def validate_command() -> int:
         ]
         verdicts = grade_expectations(kit, cases)
     # After grading: grading forks processes, which must not happen while threads run.
-    with ThreadPoolExecutor(max_workers=len(LESSONS)) as pool:
-        verdicts += pool.map(
-            lambda lesson: notebook_verdict(lesson, kit.notebook(lesson)), LESSONS.values()
-        )
+    with ThreadPoolExecutor(max_workers=len(lessons)) as pool:
+        verdicts += pool.map(lambda lesson: notebook_verdict(lesson, kit.notebook(lesson)), lessons)
     order = {lesson: number for number, lesson in enumerate(LESSONS)}
     verdicts.sort(key=lambda verdict: order[verdict.expectation.lesson.id])
     sys.stdout.write(validation_table(verdicts))

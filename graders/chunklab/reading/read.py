@@ -237,13 +237,13 @@ def choose_lesson(file: Path, lesson_id: str | None, notebook_lesson: str | None
                 "(an instructor can choose with --lesson)"
             )
         return lesson
-    lesson = by_name or lesson_named_in(file.parent.name)
-    if lesson is None:
+    found = by_name or lesson_named_in(file.parent.name)
+    if found is None:
         raise LessonNotFoundError(
             f"cannot tell which lesson {file.name} is for; name the file after its lesson "
             "(e.g. char_chunk.py) or grade it with --lesson"
         )
-    return lesson
+    return found
 
 
 def likely_lesson(path: Path, lesson_id: str | None) -> Lesson | None:
@@ -263,7 +263,8 @@ def read_submission(
     file = submission_file(path, lesson_id)
     code = read_code(file, limit)
     lesson = choose_lesson(file, lesson_id, code.notebook_lesson)
-    cells, helpers = code.cells, ()
+    cells = code.cells
+    helpers: tuple[str, ...] = ()
     if stat.S_ISDIR(mode_of(path)):
         cells = helpers_cell(path, file) + cells
         helpers = tuple(helper.stem for helper in helper_files(path, file))

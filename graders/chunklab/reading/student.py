@@ -172,8 +172,8 @@ def pick_file(folder: Path, lesson: Lesson | None) -> list[Path]:
     if len(files) <= 1:
         return files
     if lesson is None:
-        named = lessons_in(folder)
-        return rank(named[next(iter(named))]) if len(named) == 1 else files
+        by_lesson = lessons_in(folder)
+        return rank(by_lesson[next(iter(by_lesson))]) if len(by_lesson) == 1 else files
     named = [path for path in files if file_lesson(path) == lesson.id]
     if named:
         return rank(named, lesson)

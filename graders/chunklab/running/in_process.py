@@ -33,6 +33,7 @@ from chunklab.sandbox.call_watch import CallLimit, out_of_own_time
 from chunklab.sandbox.fitted_limits import WALL_CLOCK_MARGIN
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_main import Session
+from chunklab.scoring.report import Isolation
 
 # A fresh worker's recursion limit (Python's default). Each call runs on a thread of
 # its own, whose stack is about as deep as a worker's, so the submission gets as many
@@ -183,7 +184,7 @@ class InProcessZygote:
     instead of running cells.
     """
 
-    isolation = ""  # a report's "isolation": none
+    isolation: Isolation = ""  # a report's "isolation": none
     # No sandbox at all (the student's own code in their own process): "" says so.
     gaps: tuple[str, ...] = ()
 

@@ -17,6 +17,7 @@ from chunklab.errors import ChunklabError, UsageError
 from chunklab.sandbox.cgroups import CpuGroups, MemoryGroups, WorkerGroup
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker import WorkerProcess, send_kill
+from chunklab.scoring.report import Isolation
 
 SANDBOX_DIR = Path(__file__).resolve().parent
 # The zygote's code comes on its stdin, not its command line: a worker reading
@@ -138,9 +139,9 @@ class Zygote:
         return self._greeting
 
     @property
-    def isolation(self) -> str:
+    def isolation(self) -> Isolation:
         """`namespaces` or `process`: how much of the machine a worker is kept from."""
-        return self.greeting()["isolation"]
+        return "namespaces" if self.greeting()["isolation"] == "namespaces" else "process"
 
     @property
     def gaps(self) -> tuple[str, ...]:

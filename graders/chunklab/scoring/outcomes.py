@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from chunklab.scoring.report import TestOutcome
+from chunklab.scoring.report import OUTCOMES, Outcome, TestOutcome, Visibility
 
 
 def outcome_of(test: dict[str, Any]) -> TestOutcome:
     metadata = test.get("metadata", {})
     passed = test.get("outcome") == "passed"
+    kind = metadata.get("kind", "error")
+    failed: Outcome = kind if kind in OUTCOMES and kind != "passed" else "error"
+    # Only a test marked visible is a public check, as when the self-check picks its tests.
+    visibility: Visibility = "visible" if metadata.get("visibility") == "visible" else "hidden"
     return TestOutcome(
         name=test_name(test["nodeid"]),
         rule=str(metadata.get("rule", "")),
         max_score=float(metadata.get("points", 0.0)),
-        outcome="passed" if passed else str(metadata.get("kind", "error")),
-        visibility=str(metadata.get("visibility", "hidden")),
+        outcome="passed" if passed else failed,
+        visibility=visibility,
         feedback="" if passed else str(metadata.get("feedback", "")),
     )
 

@@ -2,10 +2,45 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
-OUTCOMES = ("passed", "failed", "error", "timeout")
+# The values the report schema allows; mypy holds the code to them.
+Status = Literal["graded", "error"]
+Outcome = Literal["passed", "failed", "error", "timeout"]
+Visibility = Literal["visible", "hidden"]
+Isolation = Literal["namespaces", "process", ""]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+
+
+class ReportFormatError(ValueError):
+    """A report read back (an earlier run's) is not one this version writes."""
+
+
+def one_of(value: Any, allowed: Any, field: str) -> Any:
+    """`value` when it is one of a Literal type's values; else the report is not readable."""
+    if value not in get_args(allowed):
+        raise ReportFormatError(f"{field} is {value!r}, not one of {get_args(allowed)}")
+    return value
+
+
+def text(value: Any, field: str) -> str:
+    if not isinstance(value, str):
+        raise ReportFormatError(f"{field} is {type(value).__name__}, not a string")
+    return value
+
+
+def number(value: Any, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ReportFormatError(f"{field} is {type(value).__name__}, not a number")
+    return float(value)
+
+
+def records(value: Any, field: str) -> list[Mapping[str, Any]]:
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+        raise ReportFormatError(f"{field} is not a list of objects")
+    return value
 
 
 @dataclass(frozen=True)
@@ -17,8 +52,8 @@ class TestOutcome:
     name: str
     rule: str
     max_score: float
-    outcome: str
-    visibility: str
+    outcome: Outcome
+    visibility: Visibility
     feedback: str = ""
 
     @property
@@ -39,14 +74,14 @@ class Problem:
 class GradeReport:
     lesson: str | None
     submission: str
-    status: str  # "graded" or "error"
+    status: Status
     tests: tuple[TestOutcome, ...] = ()
     errors: tuple[Problem, ...] = ()
     warnings: tuple[Problem, ...] = ()
     duration_s: float = 0.0
     # The lesson's full marks, also for a submission that could not be tested.
     max_score: float = 0.0
-    isolation: str = ""
+    isolation: Isolation = ""
     # Whose work it is: a student folder's name, or the file name without its lesson id.
     student: str = ""
     # What the sandbox could not keep apart on this machine (codes in the README).
@@ -71,3 +106,49 @@ class GradeReport:
             "isolation": self.isolation,
             "isolation_gaps": list(self.isolation_gaps),
         }
+
+    @classmethod
+    def from_json(cls, data: Any) -> GradeReport:
+        """The report `to_json` wrote, read back; `ReportFormatError` when it is not one.
+
+        Score and each test's score are not read: they follow from the outcomes,
+        and a report whose written score disagrees is not one this version wrote.
+        """
+        try:
+            report = cls(
+                lesson=None if data["lesson"] is None else text(data["lesson"], "lesson"),
+                submission=text(data["submission"], "submission"),
+                status=one_of(data["status"], Status, "status"),
+                tests=tuple(
+                    TestOutcome(
+                        name=text(t["name"], "test name"),
+                        rule=text(t["rule"], "rule"),
+                        max_score=number(t["max_score"], "test max_score"),
+                        outcome=one_of(t["outcome"], Outcome, "outcome"),
+                        visibility=one_of(t["visibility"], Visibility, "visibility"),
+                        feedback=text(t.get("feedback", ""), "feedback"),
+                    )
+                    for t in records(data["tests"], "tests")
+                ),
+                errors=tuple(problems(data["errors"], "errors")),
+                warnings=tuple(problems(data["warnings"], "warnings")),
+                duration_s=number(data["duration_s"], "duration_s"),
+                max_score=number(data["max_score"], "max_score"),
+                isolation=one_of(data["isolation"], Isolation, "isolation"),
+                student=text(data["student"], "student"),
+                isolation_gaps=tuple(
+                    text(gap, "isolation gap") for gap in data.get("isolation_gaps", [])
+                ),
+            )
+        except (KeyError, TypeError) as error:
+            raise ReportFormatError(f"not a grade report: {error!r}") from None
+        if report.to_json() != dict(data):
+            raise ReportFormatError("the report does not read back as it was written")
+        return report
+
+
+def problems(value: Any, field: str) -> list[Problem]:
+    return [
+        Problem(text(p["kind"], f"{field} kind"), text(p["message"], f"{field} message"))
+        for p in records(value, field)
+    ]

@@ -187,9 +187,9 @@ class ClassTally:
             kind = TEST_OUTCOME_KINDS.get(str(test.get("outcome")))
             if kind:
                 found.setdefault((kind, "test"), str(test.get("rule", "")))
-        for key, message in found.items():
-            count.problems[key] += 1
-            count.examples.setdefault(key, message)
+        for found_key, message in found.items():
+            count.problems[found_key] += 1
+            count.examples.setdefault(found_key, message)
 
     def summary(self) -> ClassSummary:
         order = {lesson: position for position, lesson in enumerate(LESSONS)}
