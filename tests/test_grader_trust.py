@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from chunklab.lessons import LESSONS
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.suites.char_chunk import test_hidden as char_hidden
 from chunklab.suites.checks import RuleBroken, expect_result, result_of
@@ -21,7 +22,8 @@ from tests.test_window_lessons import failure_of, grader_tests, proxy_for, run_t
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSON_TEXT = ROOT / "graders" / "chunklab" / "authoring" / "lesson_text"
+# Each lesson's rules text lives in its folder.
+LESSON_TEXT = {lesson: LESSONS[lesson].folder / "rules.md" for lesson in LESSONS}
 
 
 def mistake(lesson: str, name: str) -> Path:
@@ -58,7 +60,7 @@ def test_the_random_char_texts_hold_text_that_normalisation_changes():
 
 
 def test_the_char_lesson_says_a_combining_accent_is_a_character_of_its_own():
-    text = (LESSON_TEXT / "char_chunk.md").read_text(encoding="utf-8")
+    text = LESSON_TEXT["char_chunk"].read_text(encoding="utf-8")
     assert "Nothing is removed, normalised or expanded before cutting" in text
     assert '(`"e\\u0301"`, two\ncharacters)' in text
 
@@ -88,7 +90,7 @@ def test_the_random_word_texts_separate_words_by_unicode_whitespace():
 
 
 def test_the_word_lesson_says_whitespace_is_what_str_isspace_says():
-    text = (LESSON_TEXT / "word_chunk.md").read_text(encoding="utf-8")
+    text = LESSON_TEXT["word_chunk"].read_text(encoding="utf-8")
     assert "- **whitespace**: any character for which `str.isspace()` is true" in text
 
 

@@ -210,10 +210,10 @@ def grade_in_parallel(
         start()
     try:
         while not pool.done:
-            for channel in wait(list(running), timeout=0.5):
-                each = running[channel]
+            for ready in wait(list(running), timeout=0.5):
+                each = running[ready]
                 try:
-                    kind, payload = channel.recv()
+                    kind, payload = each.channel.recv()
                 except (EOFError, OSError):
                     yield from ended(each)
                     continue

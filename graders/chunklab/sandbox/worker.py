@@ -13,7 +13,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from chunklab.running.submission_proxy import CallTimedOut, WorkerCrashed
 from chunklab.sandbox.answer_budget import (
@@ -227,7 +227,7 @@ BROKEN_PROTOCOL = (
 )
 
 
-def fits(answer: object, op: str) -> bool:
+def fits(answer: object, op: str) -> TypeGuard[dict[str, Any]]:
     """Whether an answer has the shape the worker gives to a request of this kind."""
     if type(answer) is not dict:
         return False
