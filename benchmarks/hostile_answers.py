@@ -20,8 +20,9 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
+from chunklab.contract import WorkerCrashed
 from chunklab.reading.source import CodeCell
-from chunklab.running.submission_proxy import SubmissionProxy, WorkerCrashed
+from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings

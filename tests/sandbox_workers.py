@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chunklab.reading.source import CodeCell
+from chunklab.contract import CodeCell
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from chunklab.reading.source import CodeCell
-from chunklab.running.submission_proxy import CallTimedOut, SubmissionProxy, WorkerCrashed
+from chunklab.contract import CallTimedOut, CodeCell, WorkerCrashed
+from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings

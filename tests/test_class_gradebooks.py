@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from chunklab.errors import UsageError
-from chunklab.roster import RosterColumns, read_roster
+from chunklab.writing.roster import RosterColumns, read_roster
 
 NO_SUBMISSION = "no submission was found for this student and lesson"
 CANVAS_ROSTER = (

@@ -11,9 +11,9 @@ import pytest
 from chunklab.authoring.build_public_cuts import public_cuts_text
 from chunklab.authoring.bundle import write_bundle
 from chunklab.authoring.rules import rules_in_file, suite_rules
+from chunklab.contract import CallTimedOut
 from chunklab.kit import SUITES_DIR, find_kit
 from chunklab.lessons import LESSONS, get_lesson
-from chunklab.running.call_errors import CallTimedOut
 from chunklab.running.in_process import InProcessBackend
 from chunklab.running.pytest_run import run_suite
 from chunklab.running.submission_proxy import NotPlainData, SubmissionProxy

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from chunklab.batch import grade_many
+from chunklab.contract import CallTimedOut, CodeCell
 from chunklab.kit import find_kit, load_reference
 from chunklab.lessons import LESSONS
 from chunklab.reading.read import SubmissionPath
-from chunklab.reading.source import CodeCell
 from chunklab.running.plugin import MARKERS
-from chunklab.running.submission_proxy import CallTimedOut, SubmissionProxy
+from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.fitted_limits import ReferenceTimes, call_seconds
 from chunklab.sandbox.limits import Limits

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from sandbox_workers import Workers
 
+from chunklab.contract import WorkerCrashed
 from chunklab.reading.source import CodeCell
-from chunklab.running.submission_proxy import SubmissionProxy, WorkerCrashed
+from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox import answer_budget
 from chunklab.sandbox.answer_budget import (
     MAX_DEPTH,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.reading.source import CodeCell
-from chunklab.running.submission_proxy import SubmissionProxy, WorkerCrashed
+from chunklab.contract import CodeCell, WorkerCrashed
+from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.fitted_limits import call_seconds
 from chunklab.sandbox.limits import Limits

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from chunklab.authoring.submission_notebook import write_submission_notebook
+from chunklab.contract import CallTimedOut
 from chunklab.running.in_process import within
-from chunklab.running.submission_proxy import CallTimedOut
 from chunklab.scoring.report import GradeReport, Problem, TestOutcome
 from chunklab.selfcheck import check_namespace, self_check
 from chunklab.writing.check_text import all_passed, check_text

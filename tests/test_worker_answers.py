@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from chunklab.running.call_errors import WorkerCrashed
+from chunklab.contract import WorkerCrashed
 from chunklab.running.submission_proxy import NotPlainData, answer_value
 from chunklab.sandbox.worker import BROKEN_PROTOCOL, WorkerProcess
 from chunklab.sandbox.worker_main import Session

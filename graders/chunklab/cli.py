@@ -278,8 +278,8 @@ def check_arguments(targets: list[str]) -> tuple[str | None, Path | None]:
 def run(args: argparse.Namespace) -> int:
     if args.command == "grade":
         from chunklab.commands.grade import grade_command
-        from chunklab.roster import RosterColumns
         from chunklab.writing.class_outputs import ClassOptions
+        from chunklab.writing.roster import RosterColumns
 
         if args.jobs < 1:
             raise UsageError("--jobs must be 1 or more")

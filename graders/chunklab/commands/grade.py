@@ -19,7 +19,6 @@ from chunklab.kit import find_kit
 from chunklab.lessons import get_lesson
 from chunklab.reading.read import SubmissionPath, find_submissions, hidden_submissions
 from chunklab.resume import ResumeIndex, ResumeKey, Vanished, resume_key
-from chunklab.roster import Roster, RosterColumns, read_roster, with_roster
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 from chunklab.scoring.feedback_policy import with_hidden_feedback
@@ -45,6 +44,7 @@ from chunklab.writing.gradescope import GradescopeOptions, gradescope_results
 from chunklab.writing.inert import json_line, terminal_safe
 from chunklab.writing.lms import lms_csv, lms_file_name
 from chunklab.writing.progress import ProgressBar
+from chunklab.writing.roster import Roster, RosterColumns, read_roster, with_roster
 from chunklab.writing.streams import silence
 from chunklab.writing.table import outline, results_table
 

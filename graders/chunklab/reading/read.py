@@ -30,10 +30,11 @@ from chunklab.reading.student import (
     regular_files,
     student_name,
 )
-from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import Problem
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb")
+# The largest submission's code read, in KB: `--max-submission-kb`'s default.
+DEFAULT_MAX_SUBMISSION_KB = 1024
 # The size limit counts a submission's code (`--max-submission-kb`); a notebook's
 # file may be this much larger for its outputs and attachments, which are not code.
 # Bounded, because parsing a notebook's JSON holds several times its size in memory.
@@ -257,7 +258,7 @@ def read_submission(
     path: Path,
     lesson_id: str | None = None,
     display: str | None = None,
-    limit: int = Limits.max_submission_kb * 1024,
+    limit: int = DEFAULT_MAX_SUBMISSION_KB * 1024,
 ) -> SubmissionSource:
     """Read one submission: its code cells and its lesson. Its code holds at most `limit` bytes."""
     file = submission_file(path, lesson_id)

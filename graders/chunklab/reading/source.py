@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from chunklab.contract import CodeCell
 from chunklab.lessons import Lesson
 from chunklab.scoring.report import Problem
 
@@ -14,17 +15,6 @@ KIT_CELL_TAG = "chunklab-kit"
 EXERCISE_CELL_TAG = "chunklab-exercise"
 # Where a notebook names its lesson: metadata["chunklab"]["lesson"].
 NOTEBOOK_METADATA_KEY = "chunklab"
-
-
-@dataclass(frozen=True)
-class CodeCell:
-    index: int
-    # How the cell is named in tracebacks and messages: "submission.py" or "cell 3".
-    label: str
-    source: str
-
-    def to_message(self) -> dict[str, object]:
-        return {"index": self.index, "label": self.label, "source": self.source}
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from chunklab.running.call_errors import CallTimedOut, WorkerCrashed
+from chunklab.contract import Backend, CallTimedOut, WorkerCrashed
 from chunklab.sandbox.call_watch import CallLimit, out_of_own_time
 from chunklab.sandbox.fitted_limits import WALL_CLOCK_MARGIN
 from chunklab.sandbox.limits import Limits
@@ -160,7 +160,7 @@ class InProcessWorker:
         self.queued.clear()
 
 
-class InProcessBackend:
+class InProcessBackend(Backend):
     """A submission's `Session` behind plain requests, with no limits: for the kit's own tests."""
 
     def __init__(self, namespace: dict[str, Any] | None = None) -> None:

@@ -21,8 +21,9 @@ from typing import Any
 
 import pytest
 
+from chunklab.contract import CallTimedOut, WorkerCrashed
 from chunklab.errors import SubmissionError
-from chunklab.running.submission_proxy import CallTimedOut, SubmissionProxy, WorkerCrashed
+from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.suites.checks import RuleBroken, shorten
 
 MARKERS = (

@@ -13,18 +13,12 @@ from __future__ import annotations
 import builtins
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from chunklab.running.call_errors import CallTimedOut, SubmissionRaised, WorkerCrashed
+from chunklab.contract import Backend, CallTimedOut, SubmissionRaised, WorkerCrashed
 from chunklab.suites.checks import shorten
 
 __all__ = ["CallTimedOut", "NotPlainData", "SubmissionProxy", "SubmissionRaised", "WorkerCrashed"]
-
-
-class Backend(Protocol):
-    """Sends one request to wherever the submission runs and returns the answer."""
-
-    def request(self, message: dict[str, Any]) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,11 +113,7 @@ class SubmissionProxy(Calls):
         (its `call_seconds` marker), in place of the limit fitted to the call.
         """
         self._answered.clear()
-        begin = getattr(self._backend, "begin_test", None)
-        if begin is not None and call_seconds is not None:
-            begin(call_seconds)
-        elif begin is not None:
-            begin()
+        self._backend.begin_test(call_seconds)
 
     def ahead(self) -> CallsAhead:
         """Calls the test is about to make, sent together: `with submission.ahead() as later:`.
@@ -138,11 +128,10 @@ class SubmissionProxy(Calls):
         return CallsAhead(self)
 
     def _send_ahead(self, messages: list[dict[str, Any]]) -> None:
-        request_many = getattr(self._backend, "request_many", None)
-        if request_many is None or not messages:
+        if not messages:
             return
         try:
-            outcomes = request_many(messages)
+            outcomes = self._backend.request_many(messages)
         except (CallTimedOut, WorkerCrashed):
             return  # the calls themselves will meet the same error, with their input named
         # Fewer outcomes than messages when a call timed out or ended the worker.

@@ -14,9 +14,8 @@ import time
 from functools import partial
 from typing import Any
 
+from chunklab.contract import Backend, CallTimedOut, CodeCell, WorkerCrashed
 from chunklab.errors import SubmissionTimeoutError, WorkerDiedError
-from chunklab.reading.source import CodeCell
-from chunklab.running.submission_proxy import CallTimedOut, WorkerCrashed
 from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.call_watch import CallLimit
 from chunklab.sandbox.fitted_limits import ReferenceTimes
@@ -28,7 +27,7 @@ from chunklab.sandbox.zygote import Zygote
 LOAD_SECONDS_FLOOR = 5.0
 
 
-class SandboxBackend:
+class SandboxBackend(Backend):
     def __init__(
         self,
         zygote: Zygote,

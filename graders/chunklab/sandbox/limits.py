@@ -6,6 +6,7 @@ import argparse
 from dataclasses import dataclass, fields
 
 from chunklab.errors import UsageError
+from chunklab.reading.read import DEFAULT_MAX_SUBMISSION_KB
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class Limits:
     processes: int = 16
     output_kb: int = 64
     file_size_mb: int = 16
-    max_submission_kb: int = 1024
+    max_submission_kb: int = DEFAULT_MAX_SUBMISSION_KB
 
     HELP = {
         "call_seconds": "wall-clock limit of one call into a submission",

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from chunklab.running.submission_proxy import CallTimedOut, WorkerCrashed
+from chunklab.contract import CallTimedOut, WorkerCrashed
 from chunklab.sandbox.answer_budget import (
     MAX_ANSWER_BYTES,
     TOO_LARGE,

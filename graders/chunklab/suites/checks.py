@@ -22,8 +22,8 @@ from typing import Any, NoReturn, TypeVar
 
 import pytest
 
+from chunklab.contract import NOT_THE_SUBMISSIONS_ANSWER
 from chunklab.kit import cache_dir
-from chunklab.running.call_errors import NOT_THE_SUBMISSIONS_ANSWER
 
 MAX_SHOWN = 240
 T = TypeVar("T")

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chunklab.roster import CANVAS_POINTS_ROW, Roster, RosterStudent
 from chunklab.writing.csv_file import csv_text
 from chunklab.writing.gradebook import Entry, by_student, lessons_of, number
+from chunklab.writing.roster import CANVAS_POINTS_ROW, Roster, RosterStudent
 
 LMS_CHOICES = ("canvas", "moodle")
 CANVAS_ID_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from chunklab.running.call_errors import CallTimedOut
+from chunklab.contract import CallTimedOut
 from chunklab.suites.checks import (
     Lazy,
     building_on,

@@ -1,0 +1,66 @@
+"""What the grading side and the worker agree on, at the bottom of the package.
+
+The code cells a submission is run as, the errors a call into it can end
+with besides the submission's own exceptions, and the `Backend` every
+proxy talks to. The sandbox and the suite runner both build on this
+module; it imports nothing of theirs (a test keeps the package's imports
+free of cycles).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    index: int
+    # How the cell is named in tracebacks and messages: "submission.py" or "cell 3".
+    label: str
+    source: str
+
+    def to_message(self) -> dict[str, object]:
+        return {"index": self.index, "label": self.label, "source": self.source}
+
+
+class CallTimedOut(Exception):
+    """A call into the submission ran past its time limit."""
+
+
+class WorkerCrashed(Exception):
+    """The process running the submission ended during a call."""
+
+
+class SubmissionRaised(Exception):
+    """The submission raised an exception that is not a builtin type."""
+
+
+# Grader checks must let these through: they are outcomes of their own (timeout, error).
+NOT_THE_SUBMISSIONS_ANSWER = (CallTimedOut, WorkerCrashed)
+
+
+class Backend:
+    """Where a submission runs, as the proxy sees it: requests in, answers out.
+
+    `request` is the one method a backend must give; sending calls ahead and
+    starting a test have plain defaults (one call after the other; nothing to
+    forget), which the sandbox's backend replaces.
+    """
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def request_many(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
+        """Answers to several calls in order, up to one that timed out or ended the worker."""
+        outcomes: list[dict[str, Any] | Exception] = []
+        for message in messages:
+            try:
+                outcomes.append(self.request(message))
+            except (CallTimedOut, WorkerCrashed) as error:
+                outcomes.append(error)
+                break
+        return outcomes
+
+    def begin_test(self, stated_seconds: float | None = None) -> None:
+        """A new grader test starts, stating its calls' own limit or not."""
