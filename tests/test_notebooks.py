@@ -171,7 +171,7 @@ def test_an_endless_loop_fails_the_self_check_instead_of_hanging(
     assert run.errors() == []
     assert run.self_check_score()[0] == 0
     # The call is stopped by its own limit, well within the ceiling of 0.5 seconds.
-    assert re.search(r"did not finish within 0?\.\d+ seconds", run.text_of("self-check"))
+    assert "did not finish in time" in run.text_of("self-check")
 
 
 def test_graded_solution_notebook_scores_full_marks(solution_run: Executed, chunklab) -> None:

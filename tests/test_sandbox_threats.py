@@ -18,7 +18,6 @@ import pytest
 from chunklab.contract import CodeCell, WorkerCrashed
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
-from chunklab.sandbox.fitted_limits import call_seconds
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 
@@ -190,8 +189,10 @@ def test_infinite_loop_in_one_test_times_out_that_test_only(chunklab, tmp_path):
     assert timed_out, "the looping input is used by at least one grader test"
     for test in timed_out:
         assert "'abcdefghij', 3, 0" in test["feedback"]
-    floor = call_seconds(Limits(call_seconds=1.0), None, spinning=False, stated=None)
-    assert f"did not finish within {floor:.2g} seconds" in timed_out[0]["feedback"]
+    assert (
+        "did not finish in time: it ran far longer than this input needs"
+        in (timed_out[0]["feedback"])
+    )
     assert {t["outcome"] for t in others} == {"passed"}
     assert report["score"] == report["max_score"] - sum(t["max_score"] for t in timed_out)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
+from chunklab.contract import Backend
 from chunklab.grading import GradingSession, grade_lesson_group
 from chunklab.lessons import Lesson, get_lesson
 from chunklab.reading.source import SubmissionSource
@@ -52,7 +53,7 @@ def run_self_check(
     return with_public_max_score(report, source.lesson)
 
 
-class NothingDefined:
+class NothingDefined(Backend):
     """A backend for a submission with nothing in it: every call fails at once."""
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:

@@ -101,7 +101,7 @@ class InProcessWorker:
         if limit is None or limit.own_seconds >= timeout:
             return timeout, None
         seconds = min(timeout, limit.own_seconds * WALL_CLOCK_MARGIN)
-        return seconds, out_of_own_time(limit.own_seconds)
+        return seconds, out_of_own_time()
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         self.send(message, timeout)

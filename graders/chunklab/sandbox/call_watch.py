@@ -39,13 +39,16 @@ class CallLimit:
     memory_mb: int
 
 
-def out_of_own_time(seconds: float) -> str:
-    """What a student reads when a call ran out of its own time."""
+def out_of_own_time() -> str:
+    """What a student reads when a call ran out of its own time.
+
+    No figure: a call's own limit follows the reference's time on this machine,
+    and the same code must get the same feedback wherever it is graded.
+    """
     return (
-        f"Your code did not finish within {seconds:.2g} seconds, "
-        "far longer than this input needs (look for a loop that never ends, or for work "
-        "that grows with the square of the text, such as slicing or searching it anew "
-        "for every chunk)."
+        "Your code did not finish in time: it ran far longer than this input needs "
+        "(look for a loop that never ends, or for work that grows with the square of the "
+        "text, such as slicing or searching it anew for every chunk)."
     )
 
 
@@ -139,7 +142,7 @@ class CallWatch:
             return self._watch_memory(now, deadline)
         self.spent = self.own_time(now, delay)
         if self.spent >= self.limit.own_seconds:
-            raise Verdict(out_of_own_time(self.limit.own_seconds))
+            raise Verdict(out_of_own_time())
         self._watch_memory(now, deadline)
 
     def own_time(self, now: float, delay: float | None) -> float:
