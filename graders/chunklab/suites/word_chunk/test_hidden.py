@@ -17,7 +17,12 @@ from chunklab.suites.checks import (
     send_ahead,
     shorten,
 )
-from chunklab.suites.long_texts import LONG_TEXT_SECONDS, expect_answer_in_time, long_text
+from chunklab.suites.long_texts import (
+    LONG_TEXT_SECONDS,
+    expect_answer_in_time,
+    long_text,
+    reference_answer,
+)
 
 pytestmark = pytest.mark.visibility("hidden")
 
@@ -259,4 +264,4 @@ def test_random_texts_give_exactly_the_word_windows(submission, reference):
 def test_a_long_document(submission, reference):
     # Small windows: many chunks, so work that grows with the square of the text shows.
     call = (long_text(1_000_000), 3, 1)
-    expect_answer_in_time(submission.solve, call, reference.solve(*call))
+    expect_answer_in_time(submission.solve, call, reference_answer(reference.solve, call))
