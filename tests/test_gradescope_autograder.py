@@ -128,6 +128,10 @@ def test_four_submissions_each_get_a_valid_results_json(installed, gradescope_sc
     assert 0 < notebook["score"] < full_marks(notebook)
     failed = [t for t in notebook["tests"] if t["status"] == "failed"]
     assert failed and all(t["output"] for t in failed)
+    # By default a hidden test shows its rule only: no hidden input reaches students.
+    hidden = [t for t in failed if t["visibility"] == "after_published"]
+    assert hidden and all("Input:" not in t["output"] for t in hidden)
+    assert any("Input:" in t["output"] for t in failed if t["visibility"] == "visible")
 
     assert both["score"] == full_marks(both)
     assert both["output"].startswith(

@@ -219,6 +219,13 @@ def add_gradescope(commands: argparse._SubParsersAction) -> None:
         default=STDOUT_VISIBILITIES[0],
         help="when students see what the autograder printed (default: %(default)s)",
     )
+    gradescope.add_argument(
+        "--hidden-feedback",
+        choices=HIDDEN_FEEDBACK,
+        default=DEFAULT_HIDDEN_FEEDBACK,
+        help="what a hidden test shows students: full (input, expected, got), rule (the rule "
+        f"only), none (points only) (default: {DEFAULT_HIDDEN_FEEDBACK})",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -329,7 +336,9 @@ def run(args: argparse.Namespace) -> int:
         from chunklab.commands.gradescope import gradescope_command
         from chunklab.writing.gradescope import GradescopeOptions
 
-        options = GradescopeOptions(args.hidden_visibility, args.stdout_visibility)
+        options = GradescopeOptions(
+            args.hidden_visibility, args.stdout_visibility, args.hidden_feedback
+        )
         return gradescope_command(args.lesson, args.zip, options)
     from chunklab.commands.release import release_command
 

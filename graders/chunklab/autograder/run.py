@@ -23,6 +23,7 @@ from chunklab.lessons import Lesson, get_lesson
 from chunklab.reading.read import SubmissionPath
 from chunklab.reading.student import pick_file
 from chunklab.sandbox.limits import Limits
+from chunklab.scoring.feedback_policy import with_hidden_feedback
 from chunklab.scoring.report import GradeReport, Problem
 from chunklab.writing.files import write_json
 from chunklab.writing.gradescope import GradescopeOptions, gradescope_results
@@ -59,7 +60,11 @@ def read_setup(root: Path) -> AutograderSetup:
     return AutograderSetup(
         lesson=get_lesson(config["lesson"]),
         kit=Kit(source / KIT_FOLDER),
-        options=GradescopeOptions(config["hidden_visibility"], config["stdout_visibility"]),
+        options=GradescopeOptions(
+            config["hidden_visibility"],
+            config["stdout_visibility"],
+            config.get("hidden_feedback", "rule"),
+        ),
     )
 
 
@@ -144,7 +149,10 @@ def run(root: Path) -> dict[str, Any]:
     try:
         submitter = read_submitter(root)
         setup = read_setup(root)
-        report = grade_folder(root, setup, submitter)
+        # Hidden inputs stay hidden in results.json and in what is printed alike.
+        report = with_hidden_feedback(
+            grade_folder(root, setup, submitter), setup.options.hidden_feedback
+        )
         print(json.dumps(report, indent=2, ensure_ascii=False))
         results = gradescope_results(
             report, setup.options, {"submission_id": submitter.submission_id}

@@ -26,6 +26,8 @@ class GradescopeOptions:
     hidden_visibility: str = "after_published"
     # What run_autograder printed is for the instructor's debugging, unless chosen otherwise.
     stdout_visibility: str = "hidden"
+    # What a hidden test shows students (`--hidden-feedback`): by default its rule only.
+    hidden_feedback: str = "rule"
 
 
 def rule_groups(lesson_id: str | None) -> tuple[RuleGroup, ...]:
