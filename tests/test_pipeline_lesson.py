@@ -10,15 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.kit import find_kit
+from chunklab.kit import find_kit, load_reference
 from chunklab.lessons import get_lesson
 from chunklab.running.in_process import InProcessBackend
 from chunklab.running.pytest_run import run_suite
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.scoring.report import TestOutcome
+from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
+from chunklab.suites.chunking_pipeline.test_hidden import reference_chunks
+from chunklab.suites.chunking_pipeline.test_visible import keep_all
+from chunklab.suites.long_texts import long_text
 
 LESSON = get_lesson("chunking_pipeline")
 KIT = find_kit(Path(__file__).parent)
+REFERENCE = load_reference(KIT, LESSON)
 
 
 def grade_source(source: str, label: str = "submission.py") -> list[TestOutcome]:
@@ -27,7 +32,7 @@ def grade_source(source: str, label: str = "submission.py") -> list[TestOutcome]
         {"op": "load", "cells": [{"index": 0, "label": label, "source": source}]}
     )
     assert loaded["problems"] == []
-    return run_suite(LESSON, SubmissionProxy(backend))
+    return run_suite(LESSON, SubmissionProxy(backend), reference=REFERENCE)
 
 
 def grade_file(path: Path) -> list[TestOutcome]:
@@ -106,3 +111,11 @@ def test_grading_twice_gives_the_same_outcomes():
     assert by_name(first)["test_hidden.py::test_random_texts_follow_cutting_rules"].outcome == (
         "failed"
     )
+
+
+def test_the_reference_chunks_of_the_long_document_follow_the_cutting_rules():
+    # The long-document check passes an answer equal to the reference's without
+    # looking at it again: that answer must itself follow every cutting rule.
+    text = long_text(1_000_000)
+    chunks = reference_chunks(REFERENCE, 25, 2, text)
+    assert check_cuts(keep_all(REFERENCE, 25, 2), text, chunks) == chunks

@@ -75,16 +75,34 @@ def reference_answer(fn: Callable[..., T], args: tuple) -> T:
     return fn(*args)
 
 
+def expecting(fn: Callable[..., T], expected: T) -> Callable[..., T]:
+    """`fn`, called so that an answer equal to `expected` does not cross from the worker.
+
+    Only a digest of a right answer comes back, and `expected` itself stands for
+    it; any other answer comes back whole and is judged as usual. A function that
+    is not a call into a worker is `fn` itself.
+    """
+    ask = getattr(fn, "expecting", None)
+    return fn if ask is None else ask(expected)
+
+
 def expect_answer_in_time(fn: Callable[..., T], args: tuple, expected: T) -> None:
     """`fn(*args)` must give exactly `expected` within LONG_TEXT_SECONDS.
 
     A wrong answer is shown by its first differing chunk (see `expect_result`).
     """
 
-    given = call_text(fn, args)
+    # Written out only for feedback: the text is a million characters.
+    given = Lazy(lambda: call_text(fn, args))
     expect_right_in_time(
         LONG_TEXT_SECONDS,
-        lambda: result_of(fn, *args),
-        lambda actual: expect_same(actual, expected, given=given),
+        lambda: result_of(expecting(fn, expected), *args),
+        lambda actual: same_or_shown(actual, expected, given),
         given=given,
     )
+
+
+def same_or_shown(actual: T, expected: T, given: Lazy) -> None:
+    # `expected` itself comes back when the worker's digest matched it.
+    if actual is not expected:
+        expect_same(actual, expected, given=str(given))

@@ -13,6 +13,7 @@ from chunklab.suites.checks import (
     expect,
     expect_for_all,
     expect_raises,
+    result_of,
     same_value,
     shorten,
 )
@@ -35,11 +36,19 @@ from chunklab.suites.chunking_pipeline.test_visible import (
     document_chunks,
     expect_chunks,
     expect_short_texts,
+    expect_str_list,
     keep_all,
     lengths_first,
+    named,
     plain,
 )
-from chunklab.suites.long_texts import LONG_TEXT_SECONDS, expect_right_in_time, long_text
+from chunklab.suites.long_texts import (
+    LONG_TEXT_SECONDS,
+    expect_right_in_time,
+    expecting,
+    long_text,
+    reference_answer,
+)
 
 pytestmark = pytest.mark.visibility("hidden")
 
@@ -548,13 +557,30 @@ def test_window_edges_count(submission):
     "2 seconds, with no recursion limit reached."
 )
 @pytest.mark.points(3)
-def test_a_long_document(submission):
+def test_a_long_document(submission, reference):
     text = long_text(1_000_000)
     # Small windows: many chunks, so work that grows with the square of the text shows.
     pipe = keep_all(submission, 25, 2)
+    given = pipe.given("chunk_text", text)
+    # The reference's chunks: an answer equal to them need not cross from the worker,
+    # and follows the rules; any other is checked against the rules themselves.
+    expected = reference_answer(reference_chunks, (reference, 25, 2, text))
+    chunk_text = named(expecting(pipe.instance.chunk_text, expected), f"{pipe.label}.chunk_text")
+
+    def chunks() -> list[str]:
+        answer = result_of(chunk_text, text)
+        expect_str_list(answer, given)
+        return answer
+
     expect_right_in_time(
         LONG_TEXT_SECONDS,
-        lambda: pipe.chunk_text(text),
-        lambda chunks: check_cuts(pipe, text, chunks),
-        given=pipe.given("chunk_text", text),
+        chunks,
+        lambda answer: answer is expected or check_cuts(pipe, text, answer),
+        given=given,
     )
+
+
+def reference_chunks(reference: Any, chunk_size: int, overlap: int, text: str) -> list[str]:
+    """The reference's chunk_text of `text`, dropping nothing."""
+    pipe = reference.ChunkingPipeline(chunk_size=chunk_size, overlap=overlap, min_chunk_size=0)
+    return pipe.chunk_text(text)
