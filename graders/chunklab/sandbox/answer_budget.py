@@ -114,8 +114,13 @@ class AnswerBudget:
     """The answers held during one test, against one fixed budget."""
 
     def __init__(self, limit: int | None = None) -> None:
-        self.limit = MAX_HELD_BYTES if limit is None else limit
+        self.given_limit = limit
         self.held = 0
+
+    @property
+    def limit(self) -> int:
+        # Read when charged: a worker may be made well before its first answer.
+        return MAX_HELD_BYTES if self.given_limit is None else self.given_limit
 
     def new_test(self) -> None:
         # What an earlier test was given is dropped with that test.

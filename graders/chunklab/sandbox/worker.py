@@ -193,6 +193,20 @@ class WorkerProcess:
             "or went over a memory or CPU limit)."
         )
 
+    def has_ended(self) -> bool:
+        """Whether the process has ended (without waiting): a spare worker may have died."""
+        if not self.alive:
+            return True  # ended by the grader
+        if self.pidfd is None:
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                return True
+            except OSError:
+                return False
+            return False
+        return bool(select.select([self.pidfd], [], [], 0)[0])
+
     def printed(self) -> str:
         return self.output.kept.decode(errors="replace")
 

@@ -10,6 +10,8 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -125,6 +127,14 @@ class Zygote:
             MemoryGroups.create(memory_mb=settings.limits.memory_mb) if settings.cgroups else None
         )
         self.cpus = CpuGroups.create() if settings.cgroups else None
+        # The next worker is made while the current one is graded: moving a process
+        # into its cgroups waits on the kernel for milliseconds, which a class of
+        # submissions would otherwise wait once per submission.
+        self.spawned = 0
+        self.spare: Future[WorkerProcess] | None = None
+        self.spare_maker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chunklab-spare")
+        # The control socket carries one exchange at a time.
+        self.control_lock = threading.Lock()
 
     def greeting(self) -> dict[str, str]:
         """The zygote's first message, read when first needed so its start overlaps other work."""
@@ -156,7 +166,37 @@ class Zygote:
         return self.greeting()["problem"]
 
     def spawn(self) -> WorkerProcess:
+        """A fresh worker that has run nothing yet; the one after it is made meanwhile.
+
+        The first worker has no spare made for it: grading one submission makes one worker.
+        """
         self.greeting()
+        spare, self.spare = self.spare, None
+        worker = self._claimed(spare) if spare is not None else None
+        if worker is None:
+            worker = self._new_worker()
+        self.spawned += 1
+        if self.spawned > 1:
+            self.spare = self.spare_maker.submit(self._new_worker)
+        # In its groups now: the worker may root its cgroup namespace there (zygote_main).
+        # Only now does it take the workers' user id, so a spare counts toward no
+        # worker's process limit.
+        with contextlib.suppress(OSError):
+            os.write(worker.requests, WORKER_GO)
+        return worker
+
+    def _claimed(self, spare: Future[WorkerProcess]) -> WorkerProcess | None:
+        """The spare worker, if it was made and is still waiting for its first request."""
+        try:
+            worker = spare.result()
+        except SandboxStartError:
+            return None  # made again now, and its error, if any, is raised then
+        if worker.has_ended():
+            worker.kill()
+            return None
+        return worker
+
+    def _new_worker(self) -> WorkerProcess:
         requests_read, requests_write = os.pipe()
         answers_read, answers_write = os.pipe()
         output_read, output_write = os.pipe()
@@ -168,8 +208,9 @@ class Zygote:
             work_dir = tempfile.mkdtemp(prefix="work-", dir=self.scratch)
         theirs = [requests_read, answers_write, output_write]
         try:
-            socket.send_fds(self.control, [json.dumps({"work_dir": work_dir}).encode()], theirs)
-            answer = self.reader.readline()
+            with self.control_lock:
+                socket.send_fds(self.control, [json.dumps({"work_dir": work_dir}).encode()], theirs)
+                answer = self.reader.readline()
         finally:
             for fd in theirs:
                 os.close(fd)
@@ -192,9 +233,6 @@ class Zygote:
             for fd in (requests_write, answers_read, output_read):
                 os.close(fd)
             raise SandboxStartError(f"the sandbox could not bound a worker: {error}") from None
-        # In its groups now: the worker may root its cgroup namespace there (zygote_main).
-        with contextlib.suppress(OSError):
-            os.write(requests_write, WORKER_GO)
         return WorkerProcess(
             pid=pid,
             groups=tuple(groups),
@@ -209,11 +247,16 @@ class Zygote:
 
     def _end_user_of(self, pid: int) -> None:
         """End what a worker left running under its own id (see zygote_main.end_user_of)."""
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError), self.control_lock:
             self.control.sendall(json.dumps({"end_user_of": pid}).encode())
             self.reader.readline()
 
     def close(self) -> None:
+        spare, self.spare = self.spare, None
+        if spare is not None:
+            with contextlib.suppress(SandboxStartError):
+                spare.result().kill()
+        self.spare_maker.shutdown(wait=True)
         try:
             self.control.close()
             self.reader.close()

@@ -1,0 +1,70 @@
+"""The zygote makes the next worker while one is graded, and never hands out a dead one."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+from collections.abc import Iterator
+
+import pytest
+
+from chunklab.contract import CodeCell
+from chunklab.sandbox.backend import SandboxBackend
+from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.zygote import Zygote, ZygoteSettings
+
+LIMITS = Limits(call_seconds=5.0, call_floor_seconds=5.0, submission_seconds=30.0, memory_mb=150)
+
+
+@pytest.fixture
+def zygote() -> Iterator[Zygote]:
+    with Zygote(ZygoteSettings(LIMITS)) as started:
+        yield started
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_one_worker_makes_no_spare(zygote):
+    zygote.spawn().kill()
+    assert zygote.spare is None
+
+
+def test_from_the_second_worker_on_the_next_one_is_made_ahead(zygote):
+    zygote.spawn().kill()
+    second = zygote.spawn()
+    assert zygote.spare is not None
+    made_ahead = zygote.spare.result()
+    second.kill()
+    assert zygote.spawn() is made_ahead
+
+
+def test_a_spare_that_died_is_never_handed_out(zygote):
+    zygote.spawn().kill()
+    zygote.spawn().kill()
+    assert zygote.spare is not None
+    dead = zygote.spare.result()
+    os.kill(dead.pid, signal.SIGKILL)
+    assert dead.pidfd is not None
+    select.select([dead.pidfd], [], [], 10)
+    assert dead.has_ended()
+    backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", "x = 1\n"),), LIMITS)
+    assert backend.load()["problems"] == []
+    assert backend.worker is not None and backend.worker.pid != dead.pid
+    backend.close()
+
+
+def test_closing_the_zygote_ends_its_spare():
+    with Zygote(ZygoteSettings(LIMITS)) as zygote:
+        zygote.spawn().kill()
+        zygote.spawn().kill()
+        assert zygote.spare is not None
+        spare = zygote.spare.result()
+        assert alive(spare.pid)
+    assert not alive(spare.pid)
