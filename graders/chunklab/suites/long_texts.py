@@ -84,7 +84,7 @@ def expect_answer_in_time(fn: Callable[..., T], args: tuple, expected: T) -> Non
     given = call_text(fn, args)
     expect_right_in_time(
         LONG_TEXT_SECONDS,
-        lambda: result_of(fn, *args),
+        lambda: result_of(fn, args),
         lambda actual: expect_same(actual, expected, given=given),
         given=given,
     )

@@ -17,6 +17,10 @@ from chunklab.suites.checks import (
     shorten,
 )
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
+from chunklab.suites.chunking_pipeline.hidden_inputs import (
+    texts_and_settings,
+    texts_settings_and_least,
+)
 from chunklab.suites.chunking_pipeline.test_visible import (
     CHUNK_KEYS,
     PIECES_RULE,
@@ -238,9 +242,8 @@ def test_batch_counts_index_per_document(submission):
 
 # --- Properties on random texts -----------------------------------------------------------
 
-INPUTS = "chunklab.suites.chunking_pipeline.hidden_inputs"
-RANDOM_TEXTS = DrawnCases(f"{INPUTS}:texts_and_settings", 24)
-RANDOM_DROPS = DrawnCases(f"{INPUTS}:texts_settings_and_least", 16)
+RANDOM_TEXTS = DrawnCases(texts_and_settings, 24)
+RANDOM_DROPS = DrawnCases(texts_settings_and_least, 16)
 
 
 @pytest.mark.rule(
