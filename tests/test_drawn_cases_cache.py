@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from chunklab.suites.checks import DrawnCasesDamaged, cached_cases
+from chunklab.suites.checks import DrawnCases, DrawnCasesDamaged, cached_cases
+from chunklab.suites.word_chunk.hidden_inputs import valid_calls
+from tests.conftest import LESSON_IDS
 
-STRATEGY = "chunklab.suites.word_chunk.hidden_inputs:valid_calls"
+STRATEGY = valid_calls
 COUNT = 5
 
 
@@ -58,3 +62,39 @@ def test_a_damaged_copy_is_drawn_again_and_reported(cache, damage):
     assert again == drawn
     # The copy was kept again, whole: the next read needs no new draw and warns nothing.
     assert path.read_bytes().partition(b"\n")[2] == body
+
+
+def one_letter():
+    from hypothesis import strategies as st
+
+    return st.tuples(st.sampled_from("ab"))
+
+
+def two_letters():
+    from hypothesis import strategies as st
+
+    return st.tuples(st.sampled_from("ab"), st.sampled_from("cd"))
+
+
+def test_each_strategy_function_has_its_own_kept_copy(cache):
+    one = list(DrawnCases(one_letter, 3))
+    two = list(DrawnCases(two_letters, 3))
+    assert {len(case) for case in one} == {1} and {len(case) for case in two} == {2}
+    assert len(list(cache.iterdir())) == 2
+    # Asked again, each is read back from its own copy.
+    assert cached_cases(one_letter, 3) == one
+    assert cached_cases(two_letters, 3) == two
+    assert len(list(cache.iterdir())) == 2
+
+
+def test_importing_the_hidden_suites_does_not_import_hypothesis():
+    # A warm grading run reads the kept inputs; Hypothesis is imported only to draw.
+    imports = "; ".join(f"import chunklab.suites.{lesson}.test_hidden" for lesson in LESSON_IDS)
+    shown = "print(sorted(m for m in sys.modules if m.partition('.')[0] == 'hypothesis'))"
+    run = subprocess.run(
+        [sys.executable, "-c", f"import sys; {imports}; {shown}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert run.stdout == "[]\n"

@@ -225,7 +225,7 @@ class OutOfMemoryBackend:
 def test_running_out_of_memory_is_said_in_words_with_the_limit():
     proxy = SubmissionProxy(OutOfMemoryBackend())
     with pytest.raises(RuleBroken) as caught:
-        result_of(proxy.chunk, "abc", 2, 1)
+        result_of(proxy.chunk, ("abc", 2, 1))
     assert str(caught.value) == (
         "Input: chunk('abc', 2, 1)\nIt ran out of memory: it used more than 256 MB (MemoryError)."
     )

@@ -195,7 +195,7 @@ class KeyErrorBackend:
 def test_a_key_error_message_is_quoted_once():
     proxy = SubmissionProxy(KeyErrorBackend())
     with pytest.raises(RuleBroken) as caught:
-        result_of(proxy.chunk, "abc", 2, 1)
+        result_of(proxy.chunk, ("abc", 2, 1))
     assert str(caught.value) == "Input: chunk('abc', 2, 1)\nIt raised KeyError: 'metadata'"
 
 

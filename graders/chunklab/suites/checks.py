@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib
 import importlib.metadata
-import importlib.util
+import inspect
 import json
 import os
 import warnings
@@ -91,8 +90,8 @@ def same_value(actual: Any, expected: Any) -> bool:
     return actual == expected
 
 
-def result_of(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Call the submission; an exception it raises becomes feedback."""
+def result_of(fn: Callable[..., Any], args: tuple, **kwargs: Any) -> Any:
+    """Call the submission, `fn(*args, **kwargs)`; an exception it raises becomes feedback."""
     try:
         return fn(*args, **kwargs)
     except NOT_THE_SUBMISSIONS_ANSWER:
@@ -140,7 +139,7 @@ def memory_limit_mb(fn: Callable[..., Any]) -> int | None:
 
 def expect_result(fn: Callable[..., Any], args: tuple, expected: Any, **kwargs: Any) -> Any:
     """Call the submission and require exactly `expected` back."""
-    actual = result_of(fn, *args, **kwargs)
+    actual = result_of(fn, args, **kwargs)
     expect_same(actual, expected, given=call_text(fn, args, kwargs))
     return actual
 
@@ -313,11 +312,12 @@ class DrawnCases:
     version, so grading a class runs Hypothesis's engine once, not once per
     submission, and a warm grading run does not even import Hypothesis.
 
-    `strategy` names a function that returns the strategy: "module:function".
+    `strategy` is a function that returns the strategy; it imports Hypothesis
+    itself, when called, so that importing the suite does not.
     Cases are tuples of strings, numbers and tuples.
     """
 
-    def __init__(self, strategy: str, count: int) -> None:
+    def __init__(self, strategy: Callable[[], Any], count: int) -> None:
         self.strategy = strategy
         self.count = count
         self._cases: list[Any] | None = None
@@ -332,26 +332,24 @@ class DrawnCasesDamaged(UserWarning):
     """The kept copy of drawn inputs did not match its checksum; they were drawn again."""
 
 
-def cached_cases(strategy: str, count: int) -> list[Any]:
+def cached_cases(strategy: Callable[[], Any], count: int) -> list[Any]:
     """The drawn inputs, from the cache when its copy is whole, else drawn (and kept) again.
 
-    The copy starts with a SHA-256 of the rest: a truncated or edited file is
-    reported (a `DrawnCasesDamaged` warning on stderr) and never graded with.
-    The cache folder and its files are the grading user's alone.
+    The copy is found by the source of the strategy's module and the function's
+    name: changing a strategy draws its inputs again. It starts with a SHA-256
+    of the rest: a truncated or edited file is reported (a `DrawnCasesDamaged`
+    warning on stderr) and never graded with. The cache folder and its files
+    are the grading user's alone.
     """
-    module, _, function = strategy.partition(":")
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
-        raise LookupError(f"no module {module} for the drawn cases {strategy}")
-    source = Path(spec.origin).read_bytes()
+    source = Path(inspect.getfile(strategy)).read_bytes()
     version = importlib.metadata.version("hypothesis")
-    identity = f"|{function}|{count}|{version}|sha256".encode()
+    identity = f"|{strategy.__qualname__}|{count}|{version}|sha256".encode()
     key = hashlib.sha256(source + identity).hexdigest()[:32]
     path = cache_dir() / "cases" / f"{key}.json"
     cases = read_kept_cases(path)
     if cases is not None:
         return cases
-    cases = draw_cases(getattr(importlib.import_module(module), function)(), count)
+    cases = draw_cases(strategy(), count)
     with contextlib.suppress(OSError):  # a read-only cache only costs time
         keep_cases(path, cases)
     return cases
@@ -424,34 +422,67 @@ def draw_cases(strategy: Any, count: int) -> list[Any]:
     return [as_tuples(list(case)) if isinstance(case, tuple) else case for case in drawn]
 
 
-def send_ahead(submission: Any, name: str, calls: Iterable[tuple]) -> None:
+def send_ahead(submission: Any, name: str, calls: Iterable[tuple]) -> list[tuple]:
     """Send the calls `name(*args)` a check is about to make to the submission together.
 
     Only a matter of speed: each call still happens where the check makes it,
-    and gets the answer it would have got.
+    and gets the answer it would have got. Gives back the calls, in order, for
+    the check to make: `for args in send_ahead(submission, "chunk", calls):`.
     """
+    calls = list(calls)
     with submission.ahead() as later:
         for args in calls:
             getattr(later, name)(*args)
+    return calls
+
+
+def answers(submission: Any, name: str, calls: Iterable[tuple]) -> Iterator[tuple[tuple, Any]]:
+    """Each call `name(*args)` with the submission's answer, the calls sent ahead together.
+
+    `for args, chunks in answers(submission, "chunk", calls):` Each answer is got
+    when the loop reaches its call, so a check that stops early makes no later
+    call, and an exception the submission raised stops the loop there as
+    feedback naming its input (see `result_of`).
+    """
+    fn = getattr(submission, name)
+    for args in send_ahead(submission, name, calls):
+        yield args, result_of(fn, args)
+
+
+def expect_list_of_strings(
+    value: Any,
+    *,
+    given: str | Lazy,
+    expected: str = "a list of strings",
+    item: str | None = None,
+) -> list[str]:
+    """Require an answer to be a list of strings, and give it back.
+
+    The feedback says `expected` and shows the answer. With `item` (such as
+    "chunk"), an item that is not a string is named and shown on its own
+    ("chunk 2 to be a str") instead of the whole list.
+    """
+    if type(value) is list and only_strings(value):
+        return value  # the common answer, passed at C speed
+    if isinstance(value, list):
+        wrong = next((k for k, v in enumerate(value) if not isinstance(v, str)), None)
+        if wrong is None:
+            return value
+        if item is not None:
+            fail(given=given, expected=f"{item} {wrong} to be a str", got=value[wrong])
+    fail(given=given, expected=expected, got=value)
 
 
 def list_of_strings(fn: Callable[..., Any], args: tuple) -> list[str]:
     """The submission's answer to `fn(*args)`, after checking it is a list of strings."""
-    chunks = result_of(fn, *args)
-    expect(
-        isinstance(chunks, list) and all(isinstance(c, str) for c in chunks),
-        given=call_text(fn, args),
-        expected="a list of strings",
-        got=chunks,
-    )
-    return chunks
+    return expect_list_of_strings(result_of(fn, args), given=call_text(fn, args))
 
 
 def same_as_reference(submission: Any, reference: Any, name: str, calls: list[tuple]) -> None:
     """Each call's answer must be exactly the reference's: for the lessons with one answer."""
-    send_ahead(submission, name, calls)
-    for call in calls:
-        expect_result(getattr(submission, name), call, getattr(reference, name)(*call))
+    fn = getattr(submission, name)
+    for args, actual in answers(submission, name, calls):
+        expect_same(actual, getattr(reference, name)(*args), given=call_text(fn, args))
 
 
 def expect_for_all(

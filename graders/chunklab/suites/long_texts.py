@@ -96,7 +96,7 @@ def expect_answer_in_time(fn: Callable[..., T], args: tuple, expected: T) -> Non
     given = Lazy(lambda: call_text(fn, args))
     expect_right_in_time(
         LONG_TEXT_SECONDS,
-        lambda: result_of(expecting(fn, expected), *args),
+        lambda: result_of(expecting(fn, expected), args),
         lambda actual: same_or_shown(actual, expected, given),
         given=given,
     )

@@ -5,12 +5,15 @@ from itertools import pairwise
 
 import pytest
 
+from chunklab.suites.char_chunk.hidden_inputs import invalid_calls, valid_calls
 from chunklab.suites.checks import (
     DrawnCases,
+    answers,
     building_on,
     call_text,
     expect,
     expect_for_all,
+    expect_list_of_strings,
     expect_raises,
     expect_result,
     list_of_strings,
@@ -55,9 +58,10 @@ def window_count(length: int, size: int, overlap: int) -> int:
     return 1 + max(0, -(-(length - size) // step))
 
 
-def check_count_and_lengths(fn, args: tuple) -> list[str]:
+def check_count_and_lengths(fn, args: tuple, answer) -> list[str]:
+    """`answer`, the answer to `fn(*args)`, has the right number of chunks of the right lengths."""
     text, size, overlap = args
-    chunks = list_of_strings(fn, args)
+    chunks = expect_list_of_strings(answer, given=call_text(fn, args))
     count = window_count(len(text), size, overlap)
     expect(
         len(chunks) == count,
@@ -82,8 +86,8 @@ def check_count_and_lengths(fn, args: tuple) -> list[str]:
     return chunks
 
 
-def counted_chunks(fn, args: tuple) -> list[str]:
-    return building_on(COUNT_RULE, lambda: check_count_and_lengths(fn, args))
+def counted_chunks(fn, args: tuple, answer) -> list[str]:
+    return building_on(COUNT_RULE, lambda: check_count_and_lengths(fn, args, answer))
 
 
 # --- The public rules, on other inputs ---------------------------------------------------
@@ -134,9 +138,8 @@ def test_one_chunk_with_other_texts(submission):
         expect_result(submission.chunk, (text, size, overlap), [text])
 
 
-INPUTS = "chunklab.suites.char_chunk.hidden_inputs"
-VALID_RANDOM_CALLS = DrawnCases(f"{INPUTS}:valid_calls", 30)
-INVALID_RANDOM_CALLS = DrawnCases(f"{INPUTS}:invalid_calls", 24)
+VALID_RANDOM_CALLS = DrawnCases(valid_calls, 30)
+INVALID_RANDOM_CALLS = DrawnCases(invalid_calls, 24)
 
 
 def random_invalid(kind: str) -> list[tuple[str, int, int]]:
@@ -147,8 +150,10 @@ def random_invalid(kind: str) -> list[tuple[str, int, int]]:
 
 
 def all_raise(submission, calls) -> None:
-    send_ahead(submission, "chunk", calls)
-    expect_for_all(calls, lambda call: expect_raises(submission.chunk, call, ValueError))
+    expect_for_all(
+        send_ahead(submission, "chunk", calls),
+        lambda call: expect_raises(submission.chunk, call, ValueError),
+    )
 
 
 @pytest.mark.rule("A size of 0 or less raises ValueError.")
@@ -188,9 +193,8 @@ def test_returns_a_list_of_strings_on_other_inputs(submission):
 )
 @pytest.mark.points(2)
 def test_chunk_count_and_lengths(submission):
-    send_ahead(submission, "chunk", VALID_CALLS)
-    for call in VALID_CALLS:
-        check_count_and_lengths(submission.chunk, call)
+    for call, chunks in answers(submission, "chunk", VALID_CALLS):
+        check_count_and_lengths(submission.chunk, call, chunks)
 
 
 @pytest.mark.rule(
@@ -198,13 +202,13 @@ def test_chunk_count_and_lengths(submission):
 )
 @pytest.mark.points(2)
 def test_neighbours_share_overlap_characters(submission):
-    send_ahead(submission, "chunk", VALID_CALLS)
-    for text, size, overlap in VALID_CALLS:
-        chunks = counted_chunks(submission.chunk, (text, size, overlap))
+    for call, answer in answers(submission, "chunk", VALID_CALLS):
+        text, size, overlap = call
+        chunks = counted_chunks(submission.chunk, call, answer)
         for k, (this, after) in enumerate(pairwise(chunks)):
             expect(
                 overlap == 0 or this[-overlap:] == after[:overlap],
-                given=call_text(submission.chunk, (text, size, overlap)),
+                given=call_text(submission.chunk, call),
                 expected=(
                     f"chunk {k + 1} to start with the last {overlap} characters of chunk {k}, "
                     f"{shorten(this[-overlap:], 60)}"
@@ -219,13 +223,13 @@ def test_neighbours_share_overlap_characters(submission):
 )
 @pytest.mark.points(2)
 def test_chunks_rebuild_the_text_exactly(submission):
-    send_ahead(submission, "chunk", VALID_CALLS)
-    for text, size, overlap in VALID_CALLS:
-        chunks = counted_chunks(submission.chunk, (text, size, overlap))
+    for call, answer in answers(submission, "chunk", VALID_CALLS):
+        text, size, overlap = call
+        chunks = counted_chunks(submission.chunk, call, answer)
         rebuilt = chunks[0] + "".join(c[overlap:] for c in chunks[1:])
         expect(
             rebuilt == text,
-            given=call_text(submission.chunk, (text, size, overlap)),
+            given=call_text(submission.chunk, call),
             expected=(
                 f"chunks[0] followed by c[{overlap}:] of every later chunk c to give back "
                 f"the text; your chunks give back {shorten(rebuilt, 80)}"
@@ -300,9 +304,8 @@ def test_invalid_settings_raise_even_for_an_empty_text(submission):
 )
 @pytest.mark.points(3)
 def test_random_texts_give_exactly_the_windows(submission, reference):
-    send_ahead(submission, "chunk", VALID_RANDOM_CALLS)
     expect_for_all(
-        VALID_RANDOM_CALLS,
+        send_ahead(submission, "chunk", VALID_RANDOM_CALLS),
         lambda call: expect_result(submission.chunk, call, reference.chunk(*call)),
     )
 

@@ -1,37 +1,51 @@
 """Random inputs for the hidden property checks of chunking_pipeline, as Hypothesis strategies.
 
 Texts built from words, long words, sentence marks and whitespace of every kind.
-Read only when the drawn inputs are not cached yet (see `DrawnCases`).
+Hypothesis is imported when a strategy is made, which happens only when the
+drawn inputs are not cached yet (see `DrawnCases`): the suite imports this module
+on every grading run.
 """
 
-from hypothesis import strategies as st
+from __future__ import annotations
 
-WORD = st.text(alphabet="abcdeéßñ中文🙂XYZ", min_size=1, max_size=7)
-LONG_WORD = st.text(alphabet="xyzé", min_size=12, max_size=40)
-GAP = st.text(alphabet=" \t\n\r\u00a0\u2003", min_size=1, max_size=3)
-MARK = st.sampled_from([".", "!", "?", "...", "?!", "3.14", '."', "?)", ";", ":", "Mr."])
-PIECE = st.one_of(
-    st.tuples(WORD, GAP).map("".join),
-    st.tuples(WORD, MARK, GAP).map("".join),
-    WORD,
-    LONG_WORD,
-    GAP,
-    MARK,
-)
-TEXTS = st.lists(PIECE, min_size=10, max_size=30).map("".join)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 
-@st.composite
-def text_and_settings(draw: st.DrawFn) -> tuple[str, tuple[int, int]]:
+def text_and_settings() -> SearchStrategy[tuple[str, tuple[int, int]]]:
     """A text and settings under which it needs several chunks."""
-    text = draw(TEXTS)
-    chunk_size = draw(st.integers(min_value=4, max_value=min(60, len(text) - 1)))
-    return text, (chunk_size, draw(st.integers(min_value=0, max_value=chunk_size - 1)))
+    from hypothesis import strategies as st
+
+    word = st.text(alphabet="abcdeéßñ中文🙂XYZ", min_size=1, max_size=7)
+    long_word = st.text(alphabet="xyzé", min_size=12, max_size=40)
+    gap = st.text(alphabet=" \t\n\r\u00a0\u2003", min_size=1, max_size=3)
+    mark = st.sampled_from([".", "!", "?", "...", "?!", "3.14", '."', "?)", ";", ":", "Mr."])
+    piece = st.one_of(
+        st.tuples(word, gap).map("".join),
+        st.tuples(word, mark, gap).map("".join),
+        word,
+        long_word,
+        gap,
+        mark,
+    )
+    texts = st.lists(piece, min_size=10, max_size=30).map("".join)
+
+    @st.composite
+    def drawn(draw: st.DrawFn) -> tuple[str, tuple[int, int]]:
+        text = draw(texts)
+        chunk_size = draw(st.integers(min_value=4, max_value=min(60, len(text) - 1)))
+        return text, (chunk_size, draw(st.integers(min_value=0, max_value=chunk_size - 1)))
+
+    return drawn()
 
 
-def texts_and_settings():  # -> SearchStrategy[tuple[str, tuple[int, int]]]
+def texts_and_settings() -> SearchStrategy[tuple[str, tuple[int, int]]]:
     return text_and_settings()
 
 
-def texts_settings_and_least():  # -> SearchStrategy[tuple[str, tuple[int, int], int]]
+def texts_settings_and_least() -> SearchStrategy[tuple[str, tuple[int, int], int]]:
+    from hypothesis import strategies as st
+
     return st.tuples(text_and_settings(), st.integers(1, 40)).map(lambda p: (*p[0], p[1]))

@@ -12,12 +12,17 @@ from chunklab.suites.checks import (
     building_on,
     expect,
     expect_for_all,
+    expect_list_of_strings,
     expect_raises,
     result_of,
     same_value,
     shorten,
 )
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
+from chunklab.suites.chunking_pipeline.hidden_inputs import (
+    texts_and_settings,
+    texts_settings_and_least,
+)
 from chunklab.suites.chunking_pipeline.test_visible import (
     CHUNK_KEYS,
     PIECES_RULE,
@@ -36,7 +41,6 @@ from chunklab.suites.chunking_pipeline.test_visible import (
     document_chunks,
     expect_chunks,
     expect_short_texts,
-    expect_str_list,
     keep_all,
     lengths_first,
     named,
@@ -247,9 +251,8 @@ def test_batch_counts_index_per_document(submission):
 
 # --- Properties on random texts -----------------------------------------------------------
 
-INPUTS = "chunklab.suites.chunking_pipeline.hidden_inputs"
-RANDOM_TEXTS = DrawnCases(f"{INPUTS}:texts_and_settings", 24)
-RANDOM_DROPS = DrawnCases(f"{INPUTS}:texts_settings_and_least", 16)
+RANDOM_TEXTS = DrawnCases(texts_and_settings, 24)
+RANDOM_DROPS = DrawnCases(texts_settings_and_least, 16)
 
 
 @pytest.mark.rule(
@@ -568,9 +571,8 @@ def test_a_long_document(submission, reference):
     chunk_text = named(expecting(pipe.instance.chunk_text, expected), f"{pipe.label}.chunk_text")
 
     def chunks() -> list[str]:
-        answer = result_of(chunk_text, text)
-        expect_str_list(answer, given)
-        return answer
+        answer = result_of(chunk_text, (text,))
+        return expect_list_of_strings(answer, given=given, expected="a list of str", item="chunk")
 
     expect_right_in_time(
         LONG_TEXT_SECONDS,

@@ -1,35 +1,43 @@
 """Random inputs for the hidden property checks of word_chunk, as Hypothesis strategies.
 
-Read only when the drawn inputs are not cached yet (see `DrawnCases`).
+Hypothesis is imported when a strategy is made, which happens only when the
+drawn inputs are not cached yet (see `DrawnCases`): the suite imports this module
+on every grading run.
 """
 
-from hypothesis import strategies as st
+from __future__ import annotations
 
-# Random texts: words of letters, digits, punctuation and any non-space unicode,
-# some long, some repeated, separated by runs of whitespace of every kind.
-NON_SPACE = st.characters(codec="utf-8", exclude_categories=("Zs", "Zl", "Zp", "Cc")).filter(
-    lambda c: not c.isspace()
-)
-WORDS = st.one_of(
-    st.sampled_from(["the", "cat", "RAG", "Hello,", "end.", "état", "x"]),
-    st.text(NON_SPACE, min_size=1, max_size=30),
-)
-# Whitespace is what str.isspace says: Unicode line breaks and spaces separate words too.
-SPACES = st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2003\u2028\u2029\u202f\u3000")
-GAPS = st.text(SPACES, min_size=1, max_size=4)
-ENDS = st.text(SPACES, max_size=3)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 
-@st.composite
-def valid_call(draw) -> tuple[str, int, int]:
-    words = draw(st.lists(WORDS, max_size=16))
-    text = draw(ENDS)
-    for i, word in enumerate(words):
-        text += word + (draw(GAPS) if i < len(words) - 1 else draw(ENDS))
-    size = draw(st.integers(1, 8))
-    overlap = draw(st.integers(0, size - 1))
-    return text, size, overlap
+def valid_calls() -> SearchStrategy[tuple[str, int, int]]:
+    from hypothesis import strategies as st
 
+    # Random texts: words of letters, digits, punctuation and any non-space unicode,
+    # some long, some repeated, separated by runs of whitespace of every kind.
+    non_space = st.characters(codec="utf-8", exclude_categories=("Zs", "Zl", "Zp", "Cc")).filter(
+        lambda c: not c.isspace()
+    )
+    words = st.one_of(
+        st.sampled_from(["the", "cat", "RAG", "Hello,", "end.", "état", "x"]),
+        st.text(non_space, min_size=1, max_size=30),
+    )
+    # Whitespace is what str.isspace says: Unicode line breaks and spaces separate words too.
+    spaces = st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2003\u2028\u2029\u202f\u3000")
+    gaps = st.text(spaces, min_size=1, max_size=4)
+    ends = st.text(spaces, max_size=3)
 
-def valid_calls():  # -> SearchStrategy[tuple[str, int, int]]
+    @st.composite
+    def valid_call(draw: st.DrawFn) -> tuple[str, int, int]:
+        chosen = draw(st.lists(words, max_size=16))
+        text = draw(ends)
+        for i, word in enumerate(chosen):
+            text += word + (draw(gaps) if i < len(chosen) - 1 else draw(ends))
+        size = draw(st.integers(1, 8))
+        overlap = draw(st.integers(0, size - 1))
+        return text, size, overlap
+
     return valid_call()

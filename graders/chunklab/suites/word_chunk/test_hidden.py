@@ -7,10 +7,12 @@ import pytest
 
 from chunklab.suites.checks import (
     DrawnCases,
+    answers,
     building_on,
     call_text,
     expect,
     expect_for_all,
+    expect_list_of_strings,
     expect_result,
     list_of_strings,
     same_as_reference,
@@ -23,6 +25,7 @@ from chunklab.suites.long_texts import (
     long_text,
     reference_answer,
 )
+from chunklab.suites.word_chunk.hidden_inputs import valid_calls
 
 pytestmark = pytest.mark.visibility("hidden")
 
@@ -34,9 +37,10 @@ COUNT_RULE = (
 )
 
 
-def check_count_and_lengths(fn, args: tuple) -> list[str]:
+def check_count_and_lengths(fn, args: tuple, answer) -> list[str]:
+    """`answer`, the answer to `fn(*args)`, has the right number of chunks of the right size."""
     text, size, overlap = args
-    chunks = list_of_strings(fn, args)
+    chunks = expect_list_of_strings(answer, given=call_text(fn, args))
     words = len(text.split())
     step = size - overlap
     count = 0 if words == 0 else 1 + max(0, -(-(words - size) // step))
@@ -49,6 +53,10 @@ def check_count_and_lengths(fn, args: tuple) -> list[str]:
             got=chunk,
         )
     return chunks
+
+
+def counted_chunks(fn, args: tuple, answer) -> list[str]:
+    return building_on(COUNT_RULE, lambda: check_count_and_lengths(fn, args, answer))
 
 
 # --- The public rules, on other inputs ---------------------------------------------------
@@ -133,9 +141,8 @@ def test_returns_a_list_of_strings_on_other_inputs(submission):
 )
 @pytest.mark.points(2)
 def test_chunk_count_and_words_per_chunk(submission):
-    send_ahead(submission, "solve", OVERLAPPING_CALLS)
-    for call in OVERLAPPING_CALLS:
-        check_count_and_lengths(submission.solve, call)
+    for call, chunks in answers(submission, "solve", OVERLAPPING_CALLS):
+        check_count_and_lengths(submission.solve, call, chunks)
 
 
 # --- The cases the lesson lists ------------------------------------------------------------
@@ -218,13 +225,10 @@ OVERLAPPING_CALLS = [
 @pytest.mark.rule("Each chunk starts with the last overlap words of the chunk before it.")
 @pytest.mark.points(2)
 def test_neighbours_share_overlap_words(submission):
-    send_ahead(submission, "solve", OVERLAPPING_CALLS)
-    for text, size, overlap in OVERLAPPING_CALLS:
-        given_text = call_text(submission.solve, (text, size, overlap))
-        call = (text, size, overlap)
-        chunks = building_on(
-            COUNT_RULE, lambda call=call: check_count_and_lengths(submission.solve, call)
-        )
+    for call, answer in answers(submission, "solve", OVERLAPPING_CALLS):
+        text, size, overlap = call
+        given_text = call_text(submission.solve, call)
+        chunks = counted_chunks(submission.solve, call, answer)
         for k, (this, after) in enumerate(pairwise(chunks)):
             shared = this.split()[len(this.split()) - overlap :]
             expect(
@@ -238,7 +242,7 @@ def test_neighbours_share_overlap_words(submission):
             )
 
 
-RANDOM_CALLS = DrawnCases("chunklab.suites.word_chunk.hidden_inputs:valid_calls", 30)
+RANDOM_CALLS = DrawnCases(valid_calls, 30)
 
 
 @pytest.mark.rule(
@@ -248,9 +252,8 @@ RANDOM_CALLS = DrawnCases("chunklab.suites.word_chunk.hidden_inputs:valid_calls"
 )
 @pytest.mark.points(3)
 def test_random_texts_give_exactly_the_word_windows(submission, reference):
-    send_ahead(submission, "solve", RANDOM_CALLS)
     expect_for_all(
-        RANDOM_CALLS,
+        send_ahead(submission, "solve", RANDOM_CALLS),
         lambda call: expect_result(submission.solve, call, reference.solve(*call)),
     )
 

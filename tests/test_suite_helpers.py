@@ -1,0 +1,123 @@
+"""The vocabulary suites are written in: calls ahead with their answers, lists of strings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from chunklab.contract import Backend
+from chunklab.running.submission_proxy import SubmissionProxy
+from chunklab.suites.checks import (
+    RuleBroken,
+    answers,
+    expect_list_of_strings,
+    list_of_strings,
+    same_as_reference,
+    send_ahead,
+)
+
+
+class HalvingBackend(Backend):
+    """A submission whose `halves(text)` splits a text in two; `halves("")` raises.
+
+    Notes each message that reaches the worker, with the calls it carries.
+    """
+
+    def __init__(self) -> None:
+        self.messages: list[list[list[Any]]] = []
+
+    def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+        (text,) = message["args"]
+        if not text:
+            return {"raised": {"type": "ValueError", "builtin": "ValueError", "message": "empty"}}
+        middle = len(text) // 2
+        return {"ok": [text[:middle], text[middle:]]}
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.messages.append([message["args"]])
+        return self.answer(message)
+
+    def request_many(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
+        self.messages.append([message["args"] for message in messages])
+        return [self.answer(message) for message in messages]
+
+
+def test_answers_sends_the_calls_together_and_gives_each_with_its_answer():
+    backend = HalvingBackend()
+    got = list(answers(SubmissionProxy(backend), "halves", [("abcd",), ("xyz",)]))
+    assert got == [(("abcd",), ["ab", "cd"]), (("xyz",), ["x", "yz"])]
+    assert backend.messages == [[["abcd"], ["xyz"]]]
+
+
+def test_answers_stops_at_an_exception_with_its_input_named():
+    backend = HalvingBackend()
+    seen = []
+    with pytest.raises(RuleBroken) as caught:
+        for call, answer in answers(SubmissionProxy(backend), "halves", [("ab",), ("",), ("cd",)]):
+            seen.append((call, answer))
+    assert seen == [(("ab",), ["a", "b"])]
+    assert str(caught.value) == "Input: halves('')\nIt raised ValueError: 'empty'"
+    assert caught.value.raised
+    # The call after it was answered ahead, and never made again.
+    assert backend.messages == [[["ab"], [""], ["cd"]]]
+
+
+def test_send_ahead_gives_back_the_calls_it_sent_in_order():
+    backend = HalvingBackend()
+    drawn = iter([("ab",), ("cde",)])  # drawn inputs come as an iterable, read once
+    assert send_ahead(SubmissionProxy(backend), "halves", drawn) == [("ab",), ("cde",)]
+    assert backend.messages == [[["ab"], ["cde"]]]
+
+
+def test_same_as_reference_names_the_first_call_that_differs():
+    class Reference:
+        @staticmethod
+        def halves(text: str) -> list[str]:
+            return [text[:1], text[1:]]
+
+    proxy = SubmissionProxy(HalvingBackend())
+    same_as_reference(proxy, Reference, "halves", [("ab",)])
+    with pytest.raises(RuleBroken) as caught:
+        same_as_reference(proxy, Reference, "halves", [("ab",), ("abcd",)])
+    assert str(caught.value) == ("Input: halves('abcd')\nExpected: ['a', 'bcd']\nGot: ['ab', 'cd']")
+
+
+class Text(str):
+    """A str subclass: a string all the same."""
+
+
+@pytest.mark.parametrize("value", [[], ["a", "b"], ["a", Text("b")]])
+def test_a_list_of_strings_is_given_back_as_it_is(value):
+    assert expect_list_of_strings(value, given="f()") is value
+
+
+@pytest.mark.parametrize(
+    ("value", "got"),
+    [(("a", "b"), "('a', 'b')"), (["a", ["b"]], "['a', ['b']]"), ("ab", "'ab'"), (None, "None")],
+)
+def test_anything_else_shows_the_whole_answer(value, got):
+    with pytest.raises(RuleBroken) as caught:
+        expect_list_of_strings(value, given="f(1)")
+    assert str(caught.value) == f"Input: f(1)\nExpected: a list of strings\nGot: {got}"
+    assert not caught.value.raised
+
+
+def test_with_an_item_name_the_first_item_that_is_not_a_string_is_shown():
+    with pytest.raises(RuleBroken) as caught:
+        expect_list_of_strings(["a", 2, None], given="f(1)", expected="a list of str", item="chunk")
+    assert str(caught.value) == "Input: f(1)\nExpected: chunk 1 to be a str\nGot: 2"
+    with pytest.raises(RuleBroken) as caught:
+        expect_list_of_strings(("a",), given="f(1)", expected="a list of str", item="chunk")
+    assert str(caught.value) == "Input: f(1)\nExpected: a list of str\nGot: ('a',)"
+
+
+def test_list_of_strings_calls_with_a_tuple_of_arguments():
+    def pieces(text: str, size: int) -> Any:
+        return tuple(text[i : i + size] for i in range(0, len(text), size))
+
+    with pytest.raises(RuleBroken) as caught:
+        list_of_strings(pieces, ("abc", 2))
+    assert str(caught.value) == (
+        "Input: pieces('abc', 2)\nExpected: a list of strings\nGot: ('ab', 'c')"
+    )
