@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.suites.checks import DrawnCases, DrawnCasesDamaged, cached_cases
+from chunklab.suites.checks import DrawnCases, DrawnCasesDamaged, cached_cases, draw_cases
 from chunklab.suites.word_chunk.hidden_inputs import valid_calls
 from tests.conftest import LESSON_IDS
 
@@ -98,3 +98,52 @@ def test_importing_the_hidden_suites_does_not_import_hypothesis():
         check=True,
     )
     assert run.stdout == "[]\n"
+
+
+MARKER = "chunklab-marker-\u03a9"
+
+
+def marked_texts() -> object:
+    from hypothesis import strategies as st
+
+    return st.lists(st.text(max_size=30), min_size=5, max_size=5)
+
+
+def hypothesis_alone(count: int) -> list:
+    """What Hypothesis draws with its usual settings and none of the kit's care."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    drawn: list = []
+
+    @settings(
+        max_examples=count,
+        derandomize=True,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(marked_texts())
+    def collect(case: list) -> None:
+        drawn.append(case)
+
+    collect()
+    return drawn
+
+
+def test_drawn_cases_do_not_depend_on_the_local_modules_loaded(tmp_path, monkeypatch):
+    before = draw_cases(marked_texts(), 300)
+    alone_before = hypothesis_alone(300)
+    # A local module with constants of its own, as a submission loaded in this process.
+    folder = tmp_path / "local"
+    folder.mkdir()
+    (folder / "marker_module.py").write_text(
+        "".join(f"NAME_{k} = {MARKER + str(k)!r}\n" for k in range(50))
+    )
+    monkeypatch.syspath_prepend(str(folder))
+    import marker_module  # noqa: F401
+
+    # Hypothesis alone draws otherwise once the module is loaded ...
+    assert hypothesis_alone(300) != alone_before
+    # ... the kit's draws stay what they were.
+    assert draw_cases(marked_texts(), 300) == before
+    monkeypatch.delitem(sys.modules, "marker_module")

@@ -343,7 +343,7 @@ def cached_cases(strategy: Callable[[], Any], count: int) -> list[Any]:
     """
     source = Path(inspect.getfile(strategy)).read_bytes()
     version = importlib.metadata.version("hypothesis")
-    identity = f"|{strategy.__qualname__}|{count}|{version}|sha256".encode()
+    identity = f"|{strategy.__qualname__}|{count}|{version}|own-constants|sha256".encode()
     key = hashlib.sha256(source + identity).hexdigest()[:32]
     path = cache_dir() / "cases" / f"{key}.json"
     cases = read_kept_cases(path)
@@ -397,6 +397,42 @@ def as_tuples(value: Any) -> Any:
     return tuple(as_tuples(v) for v in value) if isinstance(value, list) else value
 
 
+@contextlib.contextmanager
+def only_hypothesis_own_constants() -> Iterator[None]:
+    """Draws that depend on the strategy alone, not on what else this process has loaded.
+
+    Hypothesis mixes into its draws constants read from every "local" module
+    loaded at the time: the kit itself when it is installed editable, a
+    submission loaded in this process. The hidden inputs would then differ with
+    the command that drew them first, and with how the kit is installed. Here
+    Hypothesis sees no local module (where its version has this feature).
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        yield
+        return
+    get_local = getattr(providers, "_get_local_constants", None)
+    constants = getattr(providers, "Constants", None)
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if get_local is None or constants is None:
+        yield
+        return
+
+    def forget() -> None:
+        # Permitted constants are cached with the local ones of the moment.
+        with contextlib.suppress(AttributeError):
+            cache.cache.clear()  # type: ignore[union-attr]
+
+    providers._get_local_constants = constants
+    forget()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = get_local
+        forget()
+
+
 def draw_cases(strategy: Any, count: int) -> list[Any]:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis.configuration import set_hypothesis_home_dir
@@ -418,7 +454,8 @@ def draw_cases(strategy: Any, count: int) -> list[Any]:
     def collect(case: Any) -> None:
         drawn.append(case)
 
-    collect()
+    with only_hypothesis_own_constants():
+        collect()
     return [as_tuples(list(case)) if isinstance(case, tuple) else case for case in drawn]
 
 
