@@ -5,6 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -188,3 +192,18 @@ def test_gradescope_tests_are_numbered_and_tagged_by_rule_group():
     numbers = [t["number"] for t in results["tests"]]
     assert len(set(numbers)) == len(numbers)
     assert all(t["tags"] and t["tags"][0] for t in results["tests"])
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
+def test_written_files_take_the_mode_the_umask_gives(tmp_path, umask, mode):
+    # The file is written by a fresh process, which reads its umask once.
+    target = tmp_path / "out" / "summary.json"
+    code = (
+        "import sys; from pathlib import Path; from chunklab.writing.files import write_json; "
+        "write_json(Path(sys.argv[1]), {'a': 1})"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, str(target)], check=True, preexec_fn=lambda: os.umask(umask)
+    )
+    assert stat.S_IMODE(target.stat().st_mode) == mode
+    assert json.loads(target.read_text()) == {"a": 1}
