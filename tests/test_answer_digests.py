@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from sandbox_workers import Workers
 
+from chunklab.contract import CallTimedOut
 from chunklab.running.submission_proxy import NotPlainData, SubmissionProxy
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker import WorkerProcess
@@ -48,16 +49,16 @@ def wrong(text, size, overlap):
 
 def replay():
     frame = sys._getframe()
-    while frame is not None and "keyed_digest" not in frame.f_globals:
+    while frame is not None and "answer_digest" not in frame.f_globals:
         frame = frame.f_back
     if frame is None:
         return False
     names = frame.f_globals
-    real, made = names["keyed_digest"], []
-    def keyed_digest(key, digest):
-        made.append(real(key, digest))
+    real, made = names["answer_digest"], []
+    def answer_digest(key, answer):
+        made.append(real(key, answer))
         return made[0]
-    names["keyed_digest"] = keyed_digest
+    names["answer_digest"] = answer_digest
     return True
 """
 
@@ -143,3 +144,86 @@ def test_a_replayed_digest_never_passes_for_a_right_one(sandboxed):
     value = submission.wrong.expecting(right)(TEXT, 10, 2)
     assert value is not right
     assert value == right[:-1]
+
+
+# What a student could work out at home without the call's key: the digest of the right
+# answer's JSON. The worker is made to answer with digests built from it in two ways.
+PRECOMPUTER = """
+import hashlib, sys
+
+KNOWN = None
+
+def chunk(text, size, overlap):
+    return [text[i:i + size] for i in range(0, len(text), size - overlap)]
+
+def learn(text, size, overlap):
+    global KNOWN
+    KNOWN = hashlib.blake2b(json_of({"ok": chunk(text, size, overlap)})).digest()
+    return True
+
+def json_of(value):
+    import json
+    return json.dumps(value).encode()
+
+def forge(way):
+    frame = sys._getframe()
+    while frame is not None and "answer_digest" not in frame.f_globals:
+        frame = frame.f_back
+    def answer_digest(key, answer):
+        if way == "keyed":
+            return hashlib.blake2b(KNOWN, key=bytes.fromhex(key)).hexdigest()
+        return hashlib.blake2b(bytes.fromhex(key) + KNOWN).hexdigest()
+    frame.f_globals["answer_digest"] = answer_digest
+    return True
+
+def nothing(text, size, overlap):
+    return []
+"""
+
+
+@pytest.mark.parametrize("way", ["keyed", "prefixed"])
+def test_a_digest_made_from_what_is_known_before_the_call_never_passes(sandboxed, way):
+    submission = sandboxed(PRECOMPUTER)
+    right = local_chunks(TEXT, 10, 2)
+    assert submission.learn(TEXT, 10, 2) is True
+    assert submission.forge(way) is True
+    value = submission.nothing.expecting(right)(TEXT, 10, 2)
+    assert value == []
+
+
+# Spends 0.4 s (sleeping counts as the call's own time) in the call asked by digest and
+# 0.4 s more in the request for its answer, after a wrong digest.
+SPLITTER = """
+import sys, time
+
+def chunk(text, size, overlap):
+    return [text[i:i + size] for i in range(0, len(text), size - overlap)]
+
+def split():
+    frame = sys._getframe()
+    while frame is not None and type(frame.f_locals.get("self")).__name__ != "Session":
+        frame = frame.f_back
+    session = type(frame.f_locals["self"])
+    real = session.call
+    def call(self, request):
+        if request.get("op") == "kept" or "digest" in request:
+            time.sleep(0.4)
+        answer = real(self, request)
+        return {"digest": "0" * 128} if "digest" in answer else answer
+    session.call = call
+    return True
+"""
+
+
+def test_the_request_for_the_answer_gets_only_what_is_left_of_the_call(sandboxed):
+    submission = sandboxed(SPLITTER)
+    assert submission.split() is True
+    right = local_chunks(TEXT, 10, 2)
+    # Each part alone is within the call's 0.6 s; both together are not.
+    submission.begin_test(0.6)
+    with pytest.raises(CallTimedOut) as timed_out:
+        submission.chunk.expecting(right)(TEXT, 10, 2)
+    # Named as the call itself, with its input.
+    assert str(timed_out.value).startswith("Input: chunk('retrieval augmented")
+    submission.begin_test(2.0)
+    assert submission.chunk.expecting(right)(TEXT, 10, 2) == right

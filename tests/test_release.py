@@ -87,6 +87,29 @@ def test_no_hidden_test_file(bundle: Path) -> None:
     assert not [p for p in bundle_files(bundle) if p.read_bytes() in hidden]
 
 
+def test_no_module_that_only_hidden_tests_import(bundle: Path) -> None:
+    # Such a module holds hidden inputs (the long document's text, say): a student who had
+    # it could work out the hidden answers ahead of the grading.
+    def imported_by(paths: list[Path]) -> set[str]:
+        names: set[str] = set()
+        for path in paths:
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    names.add(node.module)
+        return names
+
+    shipped = {p for p in bundle_files(bundle) if p.suffix == ".py"}
+    hidden_only = imported_by(sorted(SUITES.rglob("test_hidden*.py"))) - imported_by(
+        sorted(shipped)
+    )
+    # Visible tests a hidden test builds on ship as tests, which is what they are for.
+    hidden_only = {m for m in hidden_only if not m.rpartition(".")[2].startswith("test_")}
+    in_bundle = {p.relative_to(bundle).with_suffix("").as_posix() for p in shipped}
+    assert [
+        m for m in hidden_only if any(name.endswith(m.replace(".", "/")) for name in in_bundle)
+    ] == []
+
+
 def test_no_function_body_of_a_solution_anywhere_in_the_bundle(bundle: Path) -> None:
     solution_bodies = set().union(*(body_dumps(p.read_text()) for p in SOLUTIONS.rglob("*.py")))
     assert solution_bodies

@@ -161,6 +161,36 @@ def test_an_answer_that_fits_its_request_is_handed_on(answering, reply, request_
     assert answering(reply).request(request_, 10) == json.loads(reply)
 
 
+@pytest.mark.parametrize(
+    ("reply", "request_"),
+    [
+        # A digest answers only a call that asked for one ...
+        ('{"digest": "' + "0" * 128 + '"}', CALL),
+        # ... and is what the worker makes: 128 hexadecimal digits.
+        ('{"digest": "\u00e9"}', {**CALL, "digest": "ab" * 32}),
+        ('{"digest": "' + "0" * 127 + '"}', {**CALL, "digest": "ab" * 32}),
+        ('{"digest": 7}', {**CALL, "digest": "ab" * 32}),
+    ],
+)
+def test_a_digest_that_does_not_fit_its_request_is_a_broken_protocol(answering, reply, request_):
+    worker = answering(reply)
+    with pytest.raises(WorkerCrashed) as crashed:
+        worker.request(request_, 10)
+    assert str(crashed.value) == BROKEN_PROTOCOL
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"digest": "' + "0a" * 64 + '"}',
+        '{"ok": ["a"]}',
+        '{"raised": {"type": "E", "message": "m"}}',
+    ],
+)
+def test_a_call_asked_by_digest_may_be_answered_by_one_or_as_usual(answering, reply):
+    assert answering(reply).request({**CALL, "digest": "ab" * 32}, 10) == json.loads(reply)
+
+
 def test_running_out_of_memory_at_load_is_reported_as_such(chunklab, tmp_path):
     path = tmp_path / "char_chunk.py"
     path.write_text("HOARD = bytearray(1 << 50)\n\ndef chunk(text, size, overlap):\n    return 0\n")

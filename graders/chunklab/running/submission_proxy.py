@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import hmac
+import json
 import secrets
 from collections import deque
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunklab.contract import Backend, CallTimedOut, SubmissionRaised, WorkerCrashed
-from chunklab.sandbox.worker_main import keyed_digest, plain_digest
+from chunklab.sandbox.worker_main import digest_of_bytes
 from chunklab.suites.checks import shorten
 
 __all__ = ["CallTimedOut", "NotPlainData", "SubmissionProxy", "SubmissionRaised", "WorkerCrashed"]
@@ -171,31 +172,40 @@ def value_expecting(
 
     When the digest is that of `expected`, `expected` itself is the value and the
     answer never crosses (a long document's answer is megabytes); otherwise the
-    worker sends the answer it kept. The key is new for every call, so a digest
-    cannot be made up without the answer: a right digest is a right answer.
+    worker sends the answer it kept, within what is left of the call's time (the
+    sandbox counts the two requests as one call). The key is new for every call
+    and covers the whole answer, so a digest cannot be made up without the
+    answer: a right digest is a right answer.
     """
     key = secrets.token_hex(32)
     answer = send({**message, "digest": key})
     if "digest" not in answer:
         return answer_value(answer)
-    if hmac.compare_digest(str(answer["digest"]), keyed_digest(key, expected_digest(expected))):
+    expected_digest = digest_of_bytes(key, expected_answer_bytes(expected))
+    if hmac.compare_digest(str(answer["digest"]).encode(), expected_digest.encode()):
         return expected
-    return answer_value(send({"op": "kept", "name": message["name"]}))
+    try:
+        kept = send({"op": "kept", "name": message["name"]})
+    except (CallTimedOut, WorkerCrashed) as error:
+        # Named as the call it finishes, not as the request for its answer.
+        _, _, why = str(error).partition("\n")
+        raise type(error)(f"Input: {describe_call(message)}\n{why}") from None
+    return answer_value(kept)
 
 
-def expected_digest(expected: Any) -> bytes:
-    """The unkeyed digest of an answer of `expected`, worked out once per expected value."""
-    known = EXPECTED_DIGESTS.get(id(expected))
+def expected_answer_bytes(expected: Any) -> bytes:
+    """An answer of `expected` as the worker would send it, made once per expected value."""
+    known = EXPECTED_ANSWERS.get(id(expected))
     if known is None or known[0] is not expected:
-        if len(EXPECTED_DIGESTS) >= 8:
-            EXPECTED_DIGESTS.clear()
-        known = EXPECTED_DIGESTS[id(expected)] = (expected, plain_digest({"ok": expected}))
+        if len(EXPECTED_ANSWERS) >= 8:
+            EXPECTED_ANSWERS.clear()
+        known = EXPECTED_ANSWERS[id(expected)] = (expected, json.dumps({"ok": expected}).encode())
     return known[1]
 
 
 # Expected answers are long documents' answers, the same few objects for a whole class:
 # keyed by identity, holding the object so its id is not reused.
-EXPECTED_DIGESTS: dict[int, tuple[Any, bytes]] = {}
+EXPECTED_ANSWERS: dict[int, tuple[Any, bytes]] = {}
 
 
 class FunctionProxy:

@@ -50,6 +50,8 @@ class SandboxBackend(Backend):
         # A limit the running grader test states for each of its calls.
         self.stated_seconds: float | None = None
         self.output_was_cut = False
+        # Own time a call asked by digest spent, which the request for its answer continues.
+        self.carried_seconds = 0.0
 
     def load(self) -> dict[str, Any]:
         """Run the submission's cells in a new worker; what they defined and what failed."""
@@ -99,6 +101,8 @@ class SandboxBackend(Backend):
         self.reference.note(message)
         worker.watch_next(partial(self._own_limit, message), from_start=self.spinning)
         started = time.monotonic()
+        asked_by_digest = "digest" in message
+        own_clock = self._own_clock(worker) if asked_by_digest else 0.0
         try:
             return worker.request(message, self._call_seconds())
         except CallTimedOut:
@@ -106,6 +110,15 @@ class SandboxBackend(Backend):
             raise
         finally:
             self._spend(worker, started)
+            # The request for the answer itself finishes this call: it gets what is left.
+            self.carried_seconds = self._own_clock(worker) - own_clock if asked_by_digest else 0.0
+
+    @staticmethod
+    def _own_clock(worker: WorkerProcess) -> float:
+        """Wall-clock time less the worker's wait for a CPU: its own time, as a clock."""
+        files = worker.proc_files
+        delay = files.run_delay() if files is not None else None
+        return time.monotonic() - (delay or 0.0)
 
     def _own_limit(self, message: dict[str, Any]) -> CallLimit:
         seconds = fitted_limits.call_seconds(
@@ -114,6 +127,8 @@ class SandboxBackend(Backend):
             spinning=self.spinning,
             stated=self.stated_seconds,
         )
+        if message.get("op") == "kept":
+            seconds = max(0.0, seconds - self.carried_seconds)
         return CallLimit(seconds, self.limits.memory_mb)
 
     def _timed_out(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -25,6 +26,9 @@ from chunklab.sandbox.answer_budget import (
 )
 from chunklab.sandbox.call_watch import CallLimit, CallWatch, ProcFiles, Verdict
 from chunklab.sandbox.cgroups import WorkerGroup
+
+# A keyed BLAKE2b digest as the worker writes it (64 bytes, in hex).
+DIGEST = re.compile("[0-9a-f]{128}")
 
 
 class OutputCollector(threading.Thread):
@@ -102,7 +106,7 @@ class WorkerProcess:
     def send(self, message: dict[str, Any], timeout: float) -> None:
         deadline = time.monotonic() + timeout
         calls = message["calls"] if message.get("op") == "calls" else [message]
-        self.expected.extend(str(call.get("op")) for call in calls)
+        self.expected.extend(map(answer_kind, calls))
         self._write(json.dumps(message).encode() + b"\n", deadline, timeout)
 
     def answer(self, timeout: float) -> dict[str, Any]:
@@ -252,10 +256,17 @@ def fits(answer: object, op: str) -> TypeGuard[dict[str, Any]]:
         return type(raised) is dict and all(type(raised.get(k)) is str for k in ("type", "message"))
     if op == "new":
         return "handle" in answer
-    if op == "kept":
-        return "ok" in answer
-    # A call may be answered by a digest of its answer, when the grader asked for one.
-    return op in ("call", "method") and ("ok" in answer or type(answer.get("digest")) is str)
+    if op == "digest":
+        # A call whose answer the grader asked for by digest: a digest, or the answer itself.
+        digest = answer.get("digest")
+        return "ok" in answer or (type(digest) is str and DIGEST.fullmatch(digest) is not None)
+    return op in ("call", "method", "kept") and "ok" in answer
+
+
+def answer_kind(request: dict[str, Any]) -> str:
+    """What a request's answer must look like: its op, or "digest" for a call asked so."""
+    op = str(request.get("op"))
+    return "digest" if op in ("call", "method") and "digest" in request else op
 
 
 def open_pidfd(pid: int) -> int | None:

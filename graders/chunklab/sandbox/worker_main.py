@@ -252,19 +252,15 @@ def answer_digest(key, answer):
     """A digest of `answer` as it would be sent, keyed by the grader for this one call.
 
     The grader compares it with the digest of the answer it expects, so a long
-    answer that is right need not cross. The key is new for every call, so the
-    digest cannot be made before the call; only the answer's own digest, which
-    the grader works out once per expected answer, is left unkeyed.
+    answer that is right need not cross. The key is new for every call and
+    covers the whole answer: nothing about the digest can be worked out before
+    the call, so only the right answer itself, made within the call, gives it.
     """
-    return keyed_digest(key, plain_digest(answer))
+    return digest_of_bytes(key, json.dumps(answer).encode())
 
 
-def plain_digest(answer):
-    return hashlib.blake2b(json.dumps(answer).encode()).digest()
-
-
-def keyed_digest(key, digest):
-    return hashlib.blake2b(digest, key=bytes.fromhex(key)).hexdigest()
+def digest_of_bytes(key, data):
+    return hashlib.blake2b(data, key=bytes.fromhex(key)).hexdigest()
 
 
 def short_text(text, limit=MAX_MESSAGE):
