@@ -20,8 +20,7 @@ from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.call_watch import CallLimit
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
-from chunklab.sandbox.worker import WorkerProcess
-from chunklab.sandbox.zygote import Zygote
+from chunklab.sandbox.worker_kind import Worker, Workers
 
 # Running a submission's cells may import modules; its wall-clock ceiling.
 LOAD_SECONDS_FLOOR = 5.0
@@ -30,7 +29,7 @@ LOAD_SECONDS_FLOOR = 5.0
 class SandboxBackend(Backend):
     def __init__(
         self,
-        zygote: Zygote,
+        zygote: Workers,
         cells: tuple[CodeCell, ...],
         limits: Limits,
         reference: ReferenceTimes | None = None,
@@ -42,7 +41,7 @@ class SandboxBackend(Backend):
         self.local_modules = list(local_modules)
         self.limits = limits
         self.reference = (reference or ReferenceTimes(None)).mirror()
-        self.worker: WorkerProcess | None = None
+        self.worker: Worker | None = None
         self.spent = 0.0
         self.timed_out_in_test = False
         # Set by a first time-out: the worker is known to spin.
@@ -152,7 +151,7 @@ class SandboxBackend(Backend):
             self._spend(worker, started)
         return outcomes
 
-    def _ready_worker(self) -> WorkerProcess:
+    def _ready_worker(self) -> Worker:
         if self.spent >= self.limits.submission_seconds:
             raise self._budget_spent()
         if self.timed_out_in_test:
@@ -173,7 +172,7 @@ class SandboxBackend(Backend):
         remaining = self.limits.submission_seconds - self.spent - spending
         return min(self.limits.call_seconds, remaining)
 
-    def _spend(self, worker: WorkerProcess, started: float) -> None:
+    def _spend(self, worker: Worker, started: float) -> None:
         self.spent += time.monotonic() - started
         if not worker.alive:
             self._note_output(worker)
@@ -186,7 +185,7 @@ class SandboxBackend(Backend):
                 "Your code could not be started again after an earlier failure."
             ) from None
 
-    def _note_output(self, worker: WorkerProcess) -> None:
+    def _note_output(self, worker: Worker) -> None:
         self.output_was_cut = self.output_was_cut or worker.output.was_cut
 
     def close(self) -> str:
