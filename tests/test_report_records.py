@@ -82,7 +82,7 @@ def test_resume_reuses_only_reports_that_read_back(tmp_path: Path) -> None:
     ]
     (tmp_path / INDEX_NAME).write_text("".join(json.dumps(line) + "\n" for line in lines))
     index = ResumeIndex(tmp_path, keep=True)
-    assert index.previous(good) == REPORT.to_json()
+    assert index.previous(good) == REPORT
     assert index.previous(bad) is None
 
 

@@ -32,7 +32,7 @@ from chunklab.work_pool import WorkPool
 if TYPE_CHECKING:  # not on every platform: only the names are needed
     from multiprocessing.context import ForkContext, ForkServerContext, SpawnContext
 
-Result = tuple[int, dict[str, Any]]
+Result = tuple[int, GradeReport]
 StartMethod = Literal["fork", "forkserver", "spawn"]
 Batch = list[tuple[int, SubmissionPath]]
 # Slots of one pytest session: enough to spread pytest's start-up, few enough that an
@@ -47,7 +47,7 @@ def grade_batch_safely(
     try:
         reports = grade_submissions([item for _, item in batch], lesson_id, session)
         pairs = zip(batch, reports, strict=True)
-        return [(index, report.to_json()) for (index, _), report in pairs]
+        return [(index, report) for (index, _), report in pairs]
     except Exception as error:
         if len(batch) == 1:
             return [(batch[0][0], failure_report(batch[0][1], error))]
@@ -68,10 +68,10 @@ def grade_fed(take: Take, lesson_id: str | None, session: GradingSession) -> lis
         ]
     if not fed.taken:
         return None
-    return [(index, report.to_json()) for index, report in reports.items()]
+    return list(reports.items())
 
 
-def failure_report(item: SubmissionPath, error: Exception) -> dict[str, Any]:
+def failure_report(item: SubmissionPath, error: Exception) -> GradeReport:
     if isinstance(error, ChunklabError):
         problem = Problem(error.kind, str(error))
     else:
@@ -87,7 +87,7 @@ def failure_report(item: SubmissionPath, error: Exception) -> dict[str, Any]:
         status="error",
         errors=(problem,),
         student=item.student,
-    ).to_json()
+    )
 
 
 def collect_garbage_per_session() -> None:

@@ -6,31 +6,35 @@ from collections.abc import Sequence
 from typing import Any
 
 from chunklab.sandbox.zygote import GAPS
+from chunklab.scoring.report import GradeReport
 from chunklab.writing.inert import terminal_safe
 
-OUTLINE_KEYS = ("submission", "lesson", "score", "max_score", "status")
 # A submission's path in the table is cut in the middle beyond this, keeping its end.
 SUBMISSION_COLUMN = 60
 
 
-def outline(report: dict[str, Any]) -> dict[str, Any]:
+def outline(report: GradeReport) -> dict[str, Any]:
     """What the table, the gradebook and the summary need of a report.
 
     A class's full reports are written out as they come; only their outlines
     are kept, so grading a large class does not hold every report in memory.
     """
     note = ""
-    if report["errors"]:
-        note = report["errors"][0]["message"]
+    if report.errors:
+        note = report.errors[0].message
     else:
-        broken = [t["rule"] for t in report["tests"] if t["outcome"] != "passed"]
+        broken = [t.rule for t in report.tests if t.outcome != "passed"]
         if broken:
             note = f"{len(broken)} rule(s) broken, first: {broken[0]}"
     return {
-        **{key: report[key] for key in OUTLINE_KEYS},
+        "submission": report.submission,
+        "lesson": report.lesson,
+        "score": report.score,
+        "max_score": report.max_score,
+        "status": report.status,
         "note": shorten(note, 70),
-        "isolation": report.get("isolation", ""),
-        "isolation_gaps": list(report.get("isolation_gaps", [])),
+        "isolation": report.isolation,
+        "isolation_gaps": list(report.isolation_gaps),
     }
 
 
