@@ -26,6 +26,7 @@ from chunklab.writing.gradebook import (
 )
 from chunklab.writing.gradescope import GradescopeOptions, gradescope_results, group_of
 from chunklab.writing.progress import ProgressBar
+from chunklab.writing.table import outline
 
 PASSED = TestOutcome("t1", "Rule one.", 1.0, "passed", "visible")
 REPORT = GradeReport(
@@ -41,8 +42,8 @@ REPORT = GradeReport(
     duration_s=0.1,
     isolation="namespaces",
 )
-# A table row of the report, as the summary takes them.
-ROW = {"lesson": "char_chunk", "status": "graded", "score": 1.0, "max_score": 3.0}
+# The report's table row, as the summary takes them.
+ROW = outline(REPORT)
 
 
 class FakeTerminal(io.StringIO):
@@ -80,7 +81,7 @@ def test_json_files_are_written_whole(tmp_path):
 
 
 def test_summary_counts_statuses_and_lessons():
-    error = {**ROW, "status": "error", "score": 0.0}
+    error = replace(ROW, submission="bob.py", status="error", score=0.0)
     totals = summary([ROW, error], 2.5)
     assert totals["submissions"] == 2
     assert totals["statuses"] == {"graded": 1, "error": 1}

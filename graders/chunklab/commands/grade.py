@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from chunklab.batch import grade_many
 from chunklab.errors import GradingBrokeOffError, UsageError
@@ -46,7 +46,7 @@ from chunklab.writing.progress import ProgressBar
 from chunklab.writing.report_layout import ReportLayout
 from chunklab.writing.roster import Roster, RosterColumns, read_roster, with_roster
 from chunklab.writing.streams import silence
-from chunklab.writing.table import outline, results_table
+from chunklab.writing.table import Outline, outline, results_table
 
 EXIT_INTERRUPTED = 130
 EXIT_NO_SUBMISSION = 3
@@ -137,7 +137,7 @@ class ClassResults:
     """What a run keeps of each report: the table's outline and the gradebooks' entry."""
 
     total: int
-    outlines: dict[int, dict[str, Any]] = field(default_factory=dict)
+    outlines: dict[int, Outline] = field(default_factory=dict)
     entries: dict[int, Entry] = field(default_factory=dict)
     only: GradeReport | None = None
 
@@ -147,7 +147,7 @@ class ClassResults:
         if self.total == 1:
             self.only = report
 
-    def in_order(self) -> tuple[list[dict[str, Any]], list[Entry]]:
+    def in_order(self) -> tuple[list[Outline], list[Entry]]:
         order = sorted(self.outlines)
         return [self.outlines[i] for i in order], [self.entries[i] for i in order]
 
@@ -186,16 +186,9 @@ def class_entries(entries: list[Entry], settings: ClassSettings) -> list[Entry]:
     return with_roster(best, settings.roster, lessons, max_scores_of(best, settings.lesson_id))
 
 
-def missing_outlines(entries: list[Entry]) -> list[dict[str, Any]]:
+def missing_outlines(entries: list[Entry]) -> list[Outline]:
     return [
-        {
-            "submission": f"({e.student})",
-            "lesson": e.lesson,
-            "score": 0.0,
-            "max_score": e.max_score,
-            "status": "missing",
-            "note": "no submission",
-        }
+        Outline(f"({e.student})", e.lesson, 0.0, e.max_score, "missing", "no submission")
         for e in entries
         if e.status == "missing"
     ]
@@ -207,7 +200,7 @@ def write_class_files(
     vanished: list[Vanished],
     duration: float,
     not_written: list[str],
-) -> tuple[list[dict[str, Any]], list[Entry], list[str]]:
+) -> tuple[list[Outline], list[Entry], list[str]]:
     """The gradebooks and summary (with --out); the table's rows, the entries, the files written."""
     outlines, entries = results.in_order()
     entries = class_entries(entries, settings)
@@ -381,7 +374,7 @@ def vanished_reports(
 
 
 def tell(
-    outlines: list[dict[str, Any]],
+    outlines: list[Outline],
     entries: list[Entry],
     written: list[str],
     vanished: list[Vanished],

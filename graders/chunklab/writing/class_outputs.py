@@ -24,12 +24,12 @@ from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
 from chunklab.reading.read import read_submission
 from chunklab.sandbox.limits import Limits
+from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
 from chunklab.scoring.report import GradeReport
 from chunklab.similarity import CodeText, Similarity, copydetect_module, similar_pairs
 from chunklab.writing.class_report import RunFacts, class_report_html
 from chunklab.writing.class_tally import ClassTally
 from chunklab.writing.feedback_page import (
-    HIDDEN_FEEDBACK_POLICIES,
     feedback_html,
     feedback_markdown,
     student_feedback,
@@ -55,7 +55,7 @@ class ClassOptions:
     def __post_init__(self) -> None:
         if self.feedback not in FEEDBACK_FORMATS:
             raise UsageError(f"--feedback must be html or md, not {self.feedback!r}")
-        if self.hidden_feedback not in HIDDEN_FEEDBACK_POLICIES:
+        if self.hidden_feedback not in HIDDEN_FEEDBACK:
             raise UsageError(
                 f"--hidden-feedback must be full, rule or none, not {self.hidden_feedback!r}"
             )

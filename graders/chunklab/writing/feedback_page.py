@@ -19,11 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chunklab.lessons import LESSONS
+from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
 from chunklab.scoring.report import GradeReport, Status
 from chunklab.writing.feedback_picture import comparison_html, comparison_in
 from chunklab.writing.html_page import esc, inert, page, points
-
-HIDDEN_FEEDBACK_POLICIES = ("full", "rule", "none")
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ class LessonFeedback:
 
 def lesson_feedback(report: GradeReport, policy: str) -> LessonFeedback:
     """What a student may see of one report under the hidden-feedback policy."""
-    if policy not in HIDDEN_FEEDBACK_POLICIES:
+    if policy not in HIDDEN_FEEDBACK:
         raise ValueError(f"hidden-feedback policy {policy!r} is not one of full, rule, none")
     tests = report.tests if report.status == "graded" else ()
     broken: list[BrokenCheck] = []

@@ -15,6 +15,7 @@ from typing import Any
 from chunklab.lessons import LESSONS
 from chunklab.scoring.report import GradeReport, TestOutcome
 from chunklab.writing.csv_file import csv_text
+from chunklab.writing.table import Outline
 
 GRADEBOOK_COLUMNS = (
     "student",
@@ -156,22 +157,23 @@ def rules_csv(entries: Sequence[Entry]) -> str:
     )
 
 
-def summary(reports: Sequence[dict[str, Any]], duration_s: float) -> dict[str, Any]:
+def summary(outlines: Sequence[Outline], duration_s: float) -> dict[str, Any]:
+    """`summary.json`: submissions by status and, per lesson, full marks and the mean score."""
     lessons: dict[str, dict[str, Any]] = {}
-    for report in reports:
+    for each in outlines:
         entry = lessons.setdefault(
-            str(report["lesson"]), {"submissions": 0, "full_marks": 0, "scores": []}
+            str(each.lesson), {"submissions": 0, "full_marks": 0, "scores": []}
         )
         entry["submissions"] += 1
-        entry["scores"].append(report["score"])
-        if report["status"] == "graded" and report["score"] == report["max_score"]:
+        entry["scores"].append(each.score)
+        if each.status == "graded" and each.score == each.max_score:
             entry["full_marks"] += 1
     for entry in lessons.values():
         scores = entry.pop("scores")
         entry["mean_score"] = round(sum(scores) / len(scores), 3)
     return {
-        "submissions": len(reports),
-        "statuses": dict(Counter(str(r["status"]) for r in reports)),
+        "submissions": len(outlines),
+        "statuses": dict(Counter(each.status for each in outlines)),
         "lessons": lessons,
         "duration_s": round(duration_s, 3),
     }
