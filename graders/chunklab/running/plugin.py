@@ -91,7 +91,7 @@ class GradingPlugin:
         share_locations(items)
         # All tests of one submission together, visible ones first: each submission is
         # opened once, and its worker ends before the next one starts.
-        order: dict[str | None, int] = {key: n for n, key in enumerate(self.entries)}
+        order: dict[str | None, int] = {key: number for number, key in enumerate(self.entries)}
         items.sort(
             key=lambda item: (
                 order.get(submission_key(item), -1),
