@@ -26,11 +26,13 @@ import random
 import tempfile
 import time
 import tokenize
+from dataclasses import replace
 from pathlib import Path
 
 from chunklab.kit import Kit, find_kit
 from chunklab.lessons import LESSONS
 from chunklab.sandbox.limits import Limits
+from chunklab.scoring.report import GradeReport, TestOutcome
 from chunklab.similarity import CodeText, similar_pairs
 from chunklab.writing.class_outputs import ClassOptions, ClassOutputs, given_code
 
@@ -77,33 +79,29 @@ def class_of(kit: Kit, lesson: str, size: int, rng: random.Random) -> list[CodeT
     return codes
 
 
-def student_report(number: int) -> dict[str, object]:
-    broken = {
-        "name": "test_visible.py::test_hard_cut_without_whitespace",
-        "rule": "With no whitespace in its window, a chunk is cut after exactly chunk_size.",
-        "score": 0.0,
-        "max_score": 1.0,
-        "outcome": "failed",
-        "visibility": "visible",
-        "feedback": "Input: ChunkingPipeline(chunk_size=30, overlap=5).chunk_text('"
+def student_report(number: int) -> GradeReport:
+    broken = TestOutcome(
+        name="test_visible.py::test_hard_cut_without_whitespace",
+        rule="With no whitespace in its window, a chunk is cut after exactly chunk_size.",
+        max_score=1.0,
+        outcome="failed",
+        visibility="visible",
+        feedback="Input: ChunkingPipeline(chunk_size=30, overlap=5).chunk_text('"
         + "abcdefghijklmnopqrstuvwxyz" * 3
         + "')\nExpected: ['abcdefghijklmnopqrstuvwxyzabcd', 'zabcdefghijklmnopqrstuvwxyzabc', "
         "'yzabcdefghijklmnopqrstuvwxyz']\nGot: ['abcdefghijklmnopqrstuvwxyzabcd', "
         "'efghijklmnopqrstuvwxyzabcdefgh', 'ijklmnopqrstuvwxyz']",
-    }
-    passed = {**broken, "name": "test_hidden.py::test_other", "outcome": "passed", "score": 1.0}
-    return {
-        "lesson": "chunking_pipeline",
-        "submission": f"class/s{number:04d}_chunking_pipeline.py",
-        "status": "graded",
-        "score": 1.0,
-        "max_score": 2.0,
-        "tests": [broken, passed],
-        "errors": [],
-        "warnings": [],
-        "duration_s": 0.1,
-        "isolation": "namespaces",
-    }
+    )
+    passed = replace(broken, name="test_hidden.py::test_other", outcome="passed")
+    return GradeReport(
+        lesson="chunking_pipeline",
+        submission=f"class/s{number:04d}_chunking_pipeline.py",
+        status="graded",
+        max_score=2.0,
+        tests=(broken, passed),
+        duration_s=0.1,
+        isolation="namespaces",
+    )
 
 
 def time_pages(kit: Kit, size: int) -> float:

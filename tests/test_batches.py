@@ -171,8 +171,8 @@ def test_shared_out_or_in_one_process_the_reports_are_the_same(tmp_path):
     alone = dict(grade_many(items, None, kit, Limits(), 1))
     shared = list(grade_many(items, None, kit, Limits(), 2))
     assert sorted(index for index, _ in shared) == list(range(len(files)))
-    assert {i: r["score"] for i, r in shared} == {i: r["score"] for i, r in alone.items()}
-    assert alone[8]["score"] < CHAR_FULL
+    assert {i: r.score for i, r in shared} == {i: r.score for i, r in alone.items()}
+    assert alone[8].score < CHAR_FULL
 
 
 def test_a_feed_that_fails_before_giving_any_work_ends_the_grading_process(session):
@@ -199,8 +199,8 @@ def test_a_defect_that_stops_a_session_grades_each_taken_submission_on_its_own(
     monkeypatch.setattr(grading, "run_suites", broken_once)
     pool = WorkPool(items, None)
     # The session stopped before its next slot: only what it took is graded again.
-    assert {i: r["score"] for i, r in grade_fed(pool.take, None, session)} == {0: CHAR_FULL}
-    assert {i: r["score"] for i, r in grade_fed(pool.take, None, session)} == {1: CHAR_FULL}
+    assert {i: r.score for i, r in grade_fed(pool.take, None, session)} == {0: CHAR_FULL}
+    assert {i: r.score for i, r in grade_fed(pool.take, None, session)} == {1: CHAR_FULL}
     assert grade_fed(pool.take, None, session) is None
 
 
@@ -220,7 +220,7 @@ def test_a_grading_process_that_dies_costs_only_what_it_held(tmp_path, monkeypat
     monkeypatch.setattr(grading, "read_submission", read)
     reports = dict(grade_many(items, None, find_kit(KIT), Limits(), 2))
     assert sorted(reports) == list(range(6))
-    assert reports[3]["status"] == "error" and "stopped" in reports[3]["errors"][0]["message"]
-    lost = [i for i, r in reports.items() if r["status"] == "error"]
-    graded = [i for i, r in reports.items() if r["score"] == CHAR_FULL]
+    assert reports[3].status == "error" and "stopped" in reports[3].errors[0].message
+    lost = [i for i, r in reports.items() if r.status == "error"]
+    graded = [i for i, r in reports.items() if r.score == CHAR_FULL]
     assert 3 in lost and sorted(lost + graded) == list(range(6))

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from chunklab.cli import main
+from chunklab.scoring.report import GradeReport
 from chunklab.writing.class_tally import BINS, histogram_bin
 from chunklab.writing.students import page_names, student_of
 from tests.conftest import KIT_ROOT, LESSON_IDS
@@ -117,7 +118,7 @@ def test_every_class_file_is_written(graded_samples):
     out, reports = graded_samples
     assert (out / "report.html").is_file()
     assert (out / "similarity.csv").is_file()
-    students = {student_of(r) for r in reports}
+    students = {student_of(GradeReport.from_json(r)) for r in reports}
     assert students == SAMPLE_STUDENTS
     assert {p.name for p in (out / "feedback").iterdir()} == {
         f"{s}.{suffix}" for s in students for suffix in ("html", "md")
@@ -191,8 +192,8 @@ def test_problems_and_students_tables_match_the_reports(graded_samples):
     students = table_under(page, "Students", "")
     totals = {}
     for r in reports:
-        got, full = totals.get(student_of(r), (0.0, 0.0))
-        totals[student_of(r)] = (got + r["score"], full + r["max_score"])
+        got, full = totals.get(student_of(GradeReport.from_json(r)), (0.0, 0.0))
+        totals[student_of(GradeReport.from_json(r))] = (got + r["score"], full + r["max_score"])
     assert {row["Student"]: row["Total"] for row in students} == {
         s: f"{got:g} / {full:g}" for s, (got, full) in totals.items()
     }
@@ -213,7 +214,9 @@ def test_report_is_self_contained(graded_samples):
 def test_feedback_pages_show_scores_and_broken_rules(graded_samples):
     out, reports = graded_samples
     for report in reports:
-        page_text = " ".join(read_page(out / "feedback" / f"{student_of(report)}.html").text)
+        page_text = " ".join(
+            read_page(out / "feedback" / f"{student_of(GradeReport.from_json(report))}.html").text
+        )
         assert f"{report['score']:g} / {report['max_score']:g}" in page_text
         for test in report["tests"]:
             if test["outcome"] == "passed":

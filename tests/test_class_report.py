@@ -2,53 +2,51 @@
 
 from __future__ import annotations
 
-import copy
 import html
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 from chunklab.kit import Kit
 from chunklab.sandbox.limits import Limits
+from chunklab.scoring.report import GradeReport, Problem, TestOutcome
 from chunklab.writing.class_outputs import ClassOptions, ClassOutputs
 from chunklab.writing.class_report import RunFacts, class_report_html
 from chunklab.writing.class_tally import SLOWEST_SHOWN, ClassTally, histogram_bin
 from tests.conftest import KIT_ROOT
 
 
-def report(who: str, score: float, *, duration: float = 0.1, **changes: object) -> dict:
-    tests = [
-        {
-            "name": "test_hidden.py::test_sizes",
-            "rule": "Every chunk but the last has size characters.",
-            "score": 3.0 if score >= 3 else 0.0,
-            "max_score": 3.0,
-            "outcome": "passed" if score >= 3 else "failed",
-            "visibility": "hidden",
-            "feedback": "" if score >= 3 else f"Input: chunk('{who} text', 4, 1)\nGot: []",
-        },
-        {
-            "name": "test_visible.py::test_stop",
-            "rule": "Stop at the end.",
-            "score": 1.0 if score in (1, 4) else 0.0,
-            "max_score": 1.0,
-            "outcome": "passed" if score in (1, 4) else "timeout",
-            "visibility": "visible",
-            "feedback": "",
-        },
-    ]
-    base = {
-        "lesson": "char_chunk",
-        "submission": f"class/{who}_char_chunk.py",
-        "status": "graded",
-        "score": score,
-        "max_score": 4.0,
-        "tests": tests,
-        "errors": [],
-        "warnings": [],
-        "duration_s": duration,
-        "isolation": "namespaces",
-    }
-    return {**base, **changes}
+def report(who: str, score: float, *, duration: float = 0.1, **changes: Any) -> GradeReport:
+    """A report of `score` out of 4: 3 for the hidden sizes rule, 1 for stopping at the end."""
+    sizes_broken = f"Input: chunk('{who} text', 4, 1)\nGot: []"
+    tests = (
+        TestOutcome(
+            "test_hidden.py::test_sizes",
+            "Every chunk but the last has size characters.",
+            3.0,
+            "passed" if score >= 3 else "failed",
+            "hidden",
+            "" if score >= 3 else sizes_broken,
+        ),
+        TestOutcome(
+            "test_visible.py::test_stop",
+            "Stop at the end.",
+            1.0,
+            "passed" if score in (1, 4) else "timeout",
+            "visible",
+        ),
+    )
+    made = GradeReport(
+        lesson="char_chunk",
+        submission=f"class/{who}_char_chunk.py",
+        status="graded",
+        max_score=4.0,
+        tests=tests,
+        duration_s=duration,
+        isolation="namespaces",
+    )
+    return replace(made, **changes)
 
 
 def test_tally_counts_rules_problems_histogram_and_slowest():
@@ -62,15 +60,15 @@ def test_tally_counts_rules_problems_histogram_and_slowest():
             "eve",
             0.0,
             status="error",
-            tests=[],
-            errors=[{"kind": "syntax_error", "message": "line 1"}],
+            tests=(),
+            errors=(Problem("syntax_error", "line 1"),),
         ),
     ] + [report(f"s{n}", 4.0, duration=0.01 * n) for n in range(5)]
     for each in reports:
         tally.add(each)
     (lesson,) = tally.summary().lessons
     assert (lesson.submissions, lesson.graded, lesson.full_marks) == (10, 9, 6)
-    assert lesson.mean_score == round(sum(r["score"] for r in reports) / 10, 3)
+    assert lesson.mean_score == round(sum(r.score for r in reports) / 10, 3)
     assert lesson.histogram == (2, 0, 1, 0, 0, 0, 0, 1, 0, 6)
     sizes, stop = lesson.rules
     # Broken by two graded reports out of nine; the shortest input of the two.
@@ -105,8 +103,8 @@ HOSTILE = '"><script>alert(1)</script><img src=x onerror=y>\x1b[2J\u202e\ud800'
 def test_hostile_names_and_inputs_stay_text_in_the_report():
     tally = ClassTally()
     evil = report("x", 1.0, student=HOSTILE, submission=HOSTILE)
-    evil["tests"][0]["feedback"] = f"Input: {HOSTILE}"
-    evil["warnings"] = [{"kind": HOSTILE, "message": HOSTILE}]
+    broken = replace(evil.tests[0], feedback=f"Input: {HOSTILE}")
+    evil = replace(evil, tests=(broken, *evil.tests[1:]), warnings=(Problem(HOSTILE, HOSTILE),))
     tally.add(evil)
     facts = RunFacts("2026-01-01", "0.1.0", 1.0, (("memory_mb", "512"),), "rule")
     page = class_report_html(tally.summary(), facts, {HOSTILE: "x-1234"}, None)
@@ -127,7 +125,7 @@ def test_feedback_pages_follow_the_policy_the_run_was_given(tmp_path: Path):
     for policy, shown in (("full", True), ("rule", False), ("none", False)):
         out = tmp_path / policy
         outputs = ClassOutputs(out, ClassOptions(hidden_feedback=policy), Kit(KIT_ROOT), Limits())
-        for each in (report("ann", 4.0), copy.deepcopy(report("ben", 1.0))):
+        for each in (report("ann", 4.0), report("ben", 1.0)):
             outputs.add(each)
         outputs.finish()
         page = (out / "feedback" / "ben.html").read_text(encoding="utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import shutil
@@ -20,6 +21,9 @@ from chunklab.authoring.bundle import pyproject_text
 from chunklab.cli import main
 from chunklab.commands.grade import JsonLinesOut
 from chunklab.kit import Kit
+from chunklab.scoring.report import GradeReport
+from chunklab.writing.inert import json_line
+from chunklab.writing.report_layout import ReportLayout
 from tests.conftest import LESSON_IDS
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
@@ -171,19 +175,28 @@ class ClosedPipe(io.StringIO):
         raise BrokenPipeError
 
 
+def report_of(student: str) -> GradeReport:
+    return GradeReport("char_chunk", f"{student}_char_chunk.py", "error", student=student)
+
+
 def test_json_lines_come_in_input_order_and_an_interruption_prints_what_was_graded():
     stream = io.StringIO()
-    printer = JsonLinesOut(stream, enabled=True)
-    printer.add(1, {"n": 1})
+    printer = JsonLinesOut(stream, enabled=True, layout=ReportLayout())
+
+    def students() -> list[str]:
+        return [json.loads(line)["student"] for line in stream.getvalue().splitlines()]
+
+    printer.add(1, report_of("b"))
     printer.print_ready()
     assert stream.getvalue() == ""  # waits for the first
-    printer.add(0, {"n": 0})
-    printer.add(3, {"n": 3})
+    printer.add(0, report_of("a"))
+    printer.add(3, report_of("d"))
     printer.print_ready()
-    assert stream.getvalue() == '{"n": 0}\n{"n": 1}\n'
+    assert students() == ["a", "b"]
+    assert stream.getvalue().splitlines()[0] == json_line(report_of("a").to_json())
     printer.print_rest()  # 2 was never graded
-    assert stream.getvalue().splitlines()[-1] == '{"n": 3}'
-    closed = JsonLinesOut(ClosedPipe(), enabled=True)
-    closed.add(0, {"n": 0})
+    assert students() == ["a", "b", "d"]
+    closed = JsonLinesOut(ClosedPipe(), enabled=True, layout=ReportLayout())
+    closed.add(0, report_of("a"))
     closed.print_ready()
     assert not closed.enabled

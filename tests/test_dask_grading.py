@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from distributed import Client, LocalCluster
 
-from chunklab.batch import grade_many
+from chunklab.batch import Result, grade_many
 from chunklab.cluster import cpu_claim, on_dask, task
 from chunklab.cluster.on_dask import SchedulerLostError, grade_on_dask, task_groups
 from chunklab.cluster.parcel import pack, unpack
@@ -26,6 +26,7 @@ from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
 from chunklab.reading.read import SubmissionPath, find_submissions
 from chunklab.sandbox.limits import Limits
+from chunklab.scoring.report import GradeReport
 from chunklab.validation import as_notebook, expectations
 from tests.conftest import KIT_ROOT
 
@@ -46,16 +47,17 @@ def client(cluster: LocalCluster) -> Iterator[Client]:
         yield connected
 
 
-def comparable(report: dict[str, Any]) -> dict[str, Any]:
-    """A report without what differs from machine to machine."""
-    return {k: v for k, v in report.items() if k not in ("duration_s", "isolation")}
+def comparable(report: GradeReport | dict[str, Any]) -> dict[str, Any]:
+    """A report (a record, or one a command printed) without what differs between machines."""
+    data = report.to_json() if isinstance(report, GradeReport) else report
+    return {k: v for k, v in data.items() if k not in ("duration_s", "isolation")}
 
 
 def comparable_lines(stdout: str) -> list[dict[str, Any]]:
     return [comparable(json.loads(line)) for line in stdout.splitlines()]
 
 
-def graded_once(results: Iterator[tuple[int, dict[str, Any]]], count: int) -> list[dict]:
+def graded_once(results: Iterator[Result], count: int) -> list[dict]:
     """The reports in input order, after checking that each came exactly once."""
     pairs = list(results)
     assert sorted(index for index, _ in pairs) == list(range(count))
@@ -133,8 +135,8 @@ def test_a_worker_killed_mid_run_loses_and_repeats_nothing(cluster, client, tmp_
     killed: list[str] = []
 
     def kill_a_busy_worker(
-        results: Iterator[tuple[int, dict[str, Any]]],
-    ) -> Iterator[tuple[int, dict[str, Any]]]:
+        results: Iterator[Result],
+    ) -> Iterator[Result]:
         for pair in results:
             if not killed:
                 busy = [address for address, keys in client.processing().items() if keys]
@@ -361,10 +363,10 @@ def test_a_task_that_kept_failing_is_reported_for_each_of_its_submissions():
     group += [(4, SubmissionPath(Path("b_char_chunk.py"), "c/b_char_chunk.py"))]
     [(first, a), (second, b)] = on_dask.outcome(FailedTask(RuntimeError("workers died")), group)
     assert (first, second) == (3, 4)
-    assert [a["submission"], b["submission"]] == ["c/a_char_chunk.py", "c/b_char_chunk.py"]
-    assert a["status"] == "error" and a["score"] == 0
-    assert a["errors"][0]["kind"] == "internal"
-    assert "(RuntimeError: workers died)" in a["errors"][0]["message"]
+    assert [a.submission, b.submission] == ["c/a_char_chunk.py", "c/b_char_chunk.py"]
+    assert a.status == "error" and a.score == 0
+    assert a.errors[0].kind == "internal"
+    assert "(RuntimeError: workers died)" in a.errors[0].message
 
 
 def test_broken_submissions_get_the_reports_they_get_here(cluster, tmp_path):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import copy
+from dataclasses import replace
 from html.parser import HTMLParser
 
 import pytest
 
+from chunklab.scoring.report import GradeReport, Problem, TestOutcome
 from chunklab.writing.feedback_page import (
     feedback_html,
     feedback_markdown,
@@ -18,46 +19,35 @@ from chunklab.writing.html_page import inert
 from chunklab.writing.students import page_names, student_of
 
 HIDDEN_INPUT = "chunk('hidden input text', 4, 1)"
-REPORT = {
-    "lesson": "char_chunk",
-    "submission": "class/bob_char_chunk.py",
-    "status": "graded",
-    "score": 1.0,
-    "max_score": 6.0,
-    "tests": [
-        {
-            "name": "test_visible.py::test_a",
-            "rule": "Stop as soon as a window reaches the end.",
-            "score": 0.0,
-            "max_score": 2.0,
-            "outcome": "failed",
-            "visibility": "visible",
-            "feedback": "Input: chunk('abcdefg', 3, 1)\n"
-            "Expected: ['abc', 'cde', 'efg']\nGot: ['abc', 'cde', 'efg', 'g']",
-        },
-        {
-            "name": "test_hidden.py::test_b",
-            "rule": "Every chunk but the last has size characters.",
-            "score": 0.0,
-            "max_score": 3.0,
-            "outcome": "failed",
-            "visibility": "hidden",
-            "feedback": f"Input: {HIDDEN_INPUT}\nExpected: ['hidd']\nGot: ['hid']",
-        },
-        {
-            "name": "test_visible.py::test_c",
-            "rule": "Empty text gives [].",
-            "score": 1.0,
-            "max_score": 1.0,
-            "outcome": "passed",
-            "visibility": "visible",
-            "feedback": "",
-        },
-    ],
-    "errors": [],
-    "warnings": [{"kind": "output_cut", "message": "printed output was cut at 64 KB"}],
-    "duration_s": 0.1,
-}
+VISIBLE_FAILED = TestOutcome(
+    "test_visible.py::test_a",
+    "Stop as soon as a window reaches the end.",
+    2.0,
+    "failed",
+    "visible",
+    "Input: chunk('abcdefg', 3, 1)\n"
+    "Expected: ['abc', 'cde', 'efg']\nGot: ['abc', 'cde', 'efg', 'g']",
+)
+REPORT = GradeReport(
+    lesson="char_chunk",
+    submission="class/bob_char_chunk.py",
+    status="graded",
+    max_score=6.0,
+    tests=(
+        VISIBLE_FAILED,
+        TestOutcome(
+            "test_hidden.py::test_b",
+            "Every chunk but the last has size characters.",
+            3.0,
+            "failed",
+            "hidden",
+            f"Input: {HIDDEN_INPUT}\nExpected: ['hidd']\nGot: ['hid']",
+        ),
+        TestOutcome("test_visible.py::test_c", "Empty text gives [].", 1.0, "passed", "visible"),
+    ),
+    warnings=(Problem("output_cut", "printed output was cut at 64 KB"),),
+    duration_s=0.1,
+)
 
 
 class Tags(HTMLParser):
@@ -98,12 +88,9 @@ def test_an_unknown_policy_is_refused():
 
 
 def test_an_error_report_shows_its_error_and_no_tests():
-    report = {
-        **REPORT,
-        "status": "error",
-        "score": 0.0,
-        "errors": [{"kind": "syntax_error", "message": "line 3: invalid syntax"}],
-    }
+    report = replace(
+        REPORT, status="error", errors=(Problem("syntax_error", "line 3: invalid syntax"),)
+    )
     item = lesson_feedback(report, "full")
     assert item.broken == () and item.tested == 0
     page = feedback_html("bob", [item], "")
@@ -115,14 +102,14 @@ HOSTILE = "<script>alert(1)</script>\x1b[31m\u202e\ud800&\x00"
 
 
 def test_hostile_text_is_inert_everywhere():
-    report = copy.deepcopy(REPORT)
-    report["student"] = HOSTILE
-    report["submission"] = HOSTILE
-    report["tests"][0]["rule"] = HOSTILE
-    report["tests"][0]["feedback"] = (
-        f"Input: chunk({HOSTILE!r}, 3, 1)\nExpected: []\nGot: [{HOSTILE!r}]"
+    feedback = f"Input: chunk({HOSTILE!r}, 3, 1)\nExpected: []\nGot: [{HOSTILE!r}]"
+    report = replace(
+        REPORT,
+        student=HOSTILE,
+        submission=HOSTILE,
+        tests=(replace(VISIBLE_FAILED, rule=HOSTILE, feedback=feedback), *REPORT.tests[1:]),
+        warnings=(Problem(HOSTILE, HOSTILE),),
     )
-    report["warnings"] = [{"kind": HOSTILE, "message": HOSTILE}]
     items = student_feedback([report], "full")
     page = feedback_html(student_of(report), items, HOSTILE)
     page.encode("utf-8")  # no lone surrogate left
@@ -142,8 +129,8 @@ def test_hostile_text_is_inert_everywhere():
 
 
 def test_markdown_fences_outlast_backticks_in_feedback():
-    report = copy.deepcopy(REPORT)
-    report["tests"][0]["feedback"] = "Got: ````\n# not a heading"
+    fenced = replace(VISIBLE_FAILED, feedback="Got: ````\n# not a heading")
+    report = replace(REPORT, tests=(fenced, *REPORT.tests[1:]))
     page = feedback_markdown("bob", [lesson_feedback(report, "rule")], "")
     assert "`````text\nGot: ````\n# not a heading\n`````" in page
 
@@ -154,7 +141,7 @@ def test_inert_keeps_length_and_plain_text():
 
 
 def test_comparison_is_read_from_feedback_without_running_it():
-    found = comparison_in(REPORT["tests"][0]["feedback"])
+    found = comparison_in(VISIBLE_FAILED.feedback)
     assert found is not None
     assert (found.text, found.expected, found.got) == (
         "abcdefg",
@@ -196,8 +183,8 @@ def test_the_got_picture_follows_a_chunker_that_skips_its_overlap():
 
 
 def test_student_names_follow_the_submission_rule():
-    def named(submission: str, **more: str) -> str:
-        return student_of({"submission": submission, **more})
+    def named(submission: str, student: str = "") -> str:
+        return student_of(GradeReport(None, submission, "error", student=student))
 
     assert named("class/alice_char_chunk.py") == "alice"
     assert named("class/alice") == "alice"
@@ -214,12 +201,3 @@ def test_page_names_are_safe_and_never_shared():
     for name in names.values():
         assert name.replace("-", "").replace("_", "").isalnum() and not name.startswith(".")
     assert names["alice"].startswith("alice-") and names["Alice"].startswith("Alice-")
-
-
-def test_a_missing_submission_says_so():
-    missing = {"lesson": "word_chunk", "submission": "", "status": "missing", "score": 0.0,
-               "max_score": 25.0, "tests": [], "errors": [], "warnings": []}  # fmt: skip
-    item = lesson_feedback(missing, "rule")
-    assert "<p>Status: missing.</p>" in feedback_html("dan", [item], "")
-    assert "Status: missing." in feedback_markdown("dan", [item], "")
-    assert "Every check passed" not in feedback_html("dan", [item], "")

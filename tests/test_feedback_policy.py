@@ -9,35 +9,30 @@ from typing import Any
 import pytest
 
 from chunklab.scoring.feedback_policy import with_hidden_feedback
+from chunklab.scoring.report import GradeReport, Outcome, TestOutcome, Visibility
 from tests.conftest import KIT_ROOT
 
 FEEDBACK = "Input: chunk('abc', 2, 0)\nExpected: ['ab', 'c']\nGot: ['ab']"
 
 
-def outcome(name: str, visibility: str, outcome: str, feedback: str = FEEDBACK) -> dict[str, Any]:
-    passed = outcome == "passed"
-    return {
-        "name": name,
-        "rule": f"the rule of {name}",
-        "score": 1.0 if passed else 0.0,
-        "max_score": 1.0,
-        "outcome": outcome,
-        "visibility": visibility,
-        "feedback": "" if passed else feedback,
-    }
+def outcome(name: str, visibility: Visibility, outcome: Outcome) -> TestOutcome:
+    feedback = "" if outcome == "passed" else FEEDBACK
+    return TestOutcome(name, f"the rule of {name}", 1.0, outcome, visibility, feedback)
 
 
-REPORT = {
-    "lesson": "char_chunk",
-    "score": 2.0,
-    "tests": [
+REPORT = GradeReport(
+    lesson="char_chunk",
+    submission="alice_char_chunk.py",
+    status="graded",
+    max_score=5.0,
+    tests=(
         outcome("v1", "visible", "failed"),
         outcome("h1", "hidden", "passed"),
         outcome("h2", "hidden", "timeout"),
         outcome("v2", "visible", "passed"),
         outcome("h3", "hidden", "failed"),
-    ],
-}
+    ),
+)
 
 
 def test_full_keeps_everything() -> None:
@@ -46,22 +41,22 @@ def test_full_keeps_everything() -> None:
 
 def test_rule_keeps_the_rule_and_drops_input_expected_and_got_of_hidden_tests() -> None:
     shown = with_hidden_feedback(REPORT, "rule")
-    assert [t["feedback"] for t in shown["tests"]] == [FEEDBACK, "", "", "", ""]
-    assert [t["rule"] for t in shown["tests"]] == [t["rule"] for t in REPORT["tests"]]
-    assert [t["outcome"] for t in shown["tests"]] == [t["outcome"] for t in REPORT["tests"]]
-    assert shown["score"] == REPORT["score"]
+    assert [t.feedback for t in shown.tests] == [FEEDBACK, "", "", "", ""]
+    assert [t.rule for t in shown.tests] == [t.rule for t in REPORT.tests]
+    assert [t.outcome for t in shown.tests] == [t.outcome for t in REPORT.tests]
+    assert shown.score == REPORT.score == 2.0
 
 
 def test_none_shows_only_the_points_of_hidden_tests() -> None:
     shown = with_hidden_feedback(REPORT, "none")
-    hidden = [t for t in shown["tests"] if t["visibility"] == "hidden"]
-    assert [(t["name"], t["rule"], t["outcome"], t["feedback"]) for t in hidden] == [
+    hidden = [t for t in shown.tests if t.visibility == "hidden"]
+    assert [(t.name, t.rule, t.outcome, t.feedback) for t in hidden] == [
         ("hidden check 1", "a hidden check", "passed", ""),
         ("hidden check 2", "a hidden check", "failed", ""),
         ("hidden check 3", "a hidden check", "failed", ""),
     ]
-    assert [(t["score"], t["max_score"]) for t in hidden] == [(1.0, 1.0), (0.0, 1.0), (0.0, 1.0)]
-    assert shown["tests"][0] == REPORT["tests"][0] and shown["tests"][3] == REPORT["tests"][3]
+    assert [(t.score, t.max_score) for t in hidden] == [(1.0, 1.0), (0.0, 1.0), (0.0, 1.0)]
+    assert shown.tests[0] == REPORT.tests[0] and shown.tests[3] == REPORT.tests[3]
 
 
 def test_an_unknown_policy_is_refused() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from chunklab.writing.files import report_file_name
 from chunklab.writing.inert import inert_text, json_line, terminal_safe
-from chunklab.writing.table import results_table
+from chunklab.writing.table import Outline, results_table
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
 CHAR_SOLUTION = (KIT_ROOT / "solutions" / "char_chunk.py").read_text()
@@ -55,8 +55,8 @@ def test_json_lines_and_table_escape_whatever_the_text_holds():
     in_file = inert_text(HOSTILE_TEXT)
     assert not RAW.search(in_file.replace("\n", "").replace("\r", ""))
     assert in_file.startswith("a\\x1b[2J") and in_file.endswith("\n\r\\x00")
-    outline = {"submission": HOSTILE_TEXT * 20, "lesson": "char_chunk", "score": 1.0}
-    table = results_table([{**outline, "max_score": 2.0, "status": "graded", "note": HOSTILE_TEXT}])
+    row = Outline(HOSTILE_TEXT * 20, "char_chunk", 1.0, 2.0, "graded", HOSTILE_TEXT)
+    table = results_table([row])
     assert not RAW.search(table.replace("\n", ""))
     assert all(len(row) < 200 for row in table.splitlines())
 

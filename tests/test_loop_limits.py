@@ -155,10 +155,10 @@ def test_fitted_limits_change_no_score_against_generous_ones():
     fitted = dict(grade_many(items, None, kit, Limits(), 2))
     wide = dict(grade_many(items, None, kit, generous, 2))
     differ = {
-        str(paths[n]): (fitted[n]["score"], wide[n]["score"])
+        str(paths[n]): (fitted[n].score, wide[n].score)
         for n in fitted
-        if fitted[n]["score"] != wide[n]["score"]
+        if fitted[n].score != wide[n].score
     }
     assert differ == {}, json.dumps(differ, indent=1)
     slow = [n for n, path in enumerate(paths) if path.name.startswith("slow_")]
-    assert all(fitted[n]["score"] == fitted[n]["max_score"] for n in slow)
+    assert all(fitted[n].score == fitted[n].max_score for n in slow)

@@ -15,6 +15,7 @@ import sys
 import sysconfig
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
-from chunklab.writing.table import results_table
+from chunklab.writing.table import Outline, results_table
 
 LIMITS = Limits(call_seconds=2.0, submission_seconds=20.0)
 KIT_ROOT = Path(__file__).resolve().parent.parent
@@ -237,21 +238,14 @@ def test_without_namespaces_or_root_the_sandbox_says_so():
 
 
 def test_the_table_says_when_submissions_ran_as_the_grading_user():
-    outline = {
-        "submission": "a.py",
-        "lesson": "char_chunk",
-        "score": 1.0,
-        "max_score": 2.0,
-        "status": "graded",
-        "note": "",
-        "isolation": "process",
-        "isolation_gaps": ["same_user", "memory_per_process"],
-    }
+    outline = Outline(
+        "a.py", "char_chunk", 1.0, 2.0, "graded", "", "process", ("same_user", "memory_per_process")
+    )
     table = results_table([outline])
     assert "sandbox: process isolation" in table
     assert "they can read and write whatever the grader can" in table
     assert "not all of them together" in table
-    strong = {**outline, "isolation": "namespaces", "isolation_gaps": []}
+    strong = replace(outline, isolation="namespaces", isolation_gaps=())
     assert "sandbox:" not in results_table([strong])
 
 

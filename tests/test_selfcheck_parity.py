@@ -40,7 +40,7 @@ def graded(cases: list[Expectation]) -> dict[Path, dict[str, Any]]:
     items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
     kit = find_kit(KIT_ROOT)
     reports = dict(grade_many(items, None, kit, LIMITS, os.cpu_count() or 1))
-    return {case.path: reports[i] for i, case in enumerate(cases)}
+    return {case.path: reports[i].to_json() for i, case in enumerate(cases)}
 
 
 def visible(report: dict[str, Any]) -> dict[str, float]:

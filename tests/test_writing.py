@@ -9,11 +9,13 @@ import os
 import stat
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
 from chunklab.authoring.lesson_source import RuleGroup
 from chunklab.authoring.rule_list import LEFTOVER_TITLE
+from chunklab.scoring.report import GradeReport, Problem, TestOutcome
 from chunklab.writing.csv_file import FORMULA_STARTS
 from chunklab.writing.files import report_file_name, write_json
 from chunklab.writing.gradebook import (
@@ -28,38 +30,24 @@ from chunklab.writing.gradebook import (
 )
 from chunklab.writing.gradescope import GradescopeOptions, gradescope_results, group_of
 from chunklab.writing.progress import ProgressBar
+from chunklab.writing.table import outline
 
-REPORT = {
-    "lesson": "char_chunk",
-    "submission": "class/alice/char_chunk.py",
-    "status": "graded",
-    "score": 1.0,
-    "max_score": 3.0,
-    "tests": [
-        {
-            "name": "t1",
-            "rule": "Rule one.",
-            "score": 1.0,
-            "max_score": 1.0,
-            "outcome": "passed",
-            "visibility": "visible",
-            "feedback": "",
-        },
-        {
-            "name": "t2",
-            "rule": "Rule two.",
-            "score": 0.0,
-            "max_score": 2.0,
-            "outcome": "failed",
-            "visibility": "hidden",
-            "feedback": "Input: x\nExpected: y",
-        },
-    ],
-    "errors": [],
-    "warnings": [{"kind": "cell_failed", "message": "cell 3 raised"}],
-    "duration_s": 0.1,
-    "isolation": "namespaces",
-}
+PASSED = TestOutcome("t1", "Rule one.", 1.0, "passed", "visible")
+REPORT = GradeReport(
+    lesson="char_chunk",
+    submission="class/alice/char_chunk.py",
+    status="graded",
+    max_score=3.0,
+    tests=(
+        PASSED,
+        TestOutcome("t2", "Rule two.", 2.0, "failed", "hidden", "Input: x\nExpected: y"),
+    ),
+    warnings=(Problem("cell_failed", "cell 3 raised"),),
+    duration_s=0.1,
+    isolation="namespaces",
+)
+# The report's table row, as the summary takes them.
+ROW = outline(REPORT)
 
 
 class FakeTerminal(io.StringIO):
@@ -91,30 +79,29 @@ def test_report_file_names_are_flat_and_distinct():
 
 def test_json_files_are_written_whole(tmp_path):
     path = tmp_path / "deep" / "report.json"
-    write_json(path, REPORT)
-    assert json.loads(path.read_text()) == REPORT
+    write_json(path, REPORT.to_json())
+    assert json.loads(path.read_text()) == REPORT.to_json()
     assert [p.name for p in path.parent.iterdir()] == ["report.json"]
 
 
 def test_summary_counts_statuses_and_lessons():
-    error = {**REPORT, "submission": "bob.py", "status": "error", "score": 0.0, "tests": []}
-    totals = summary([REPORT, error], 2.5)
+    error = replace(ROW, submission="bob.py", status="error", score=0.0)
+    totals = summary([ROW, error], 2.5)
     assert totals["submissions"] == 2
     assert totals["statuses"] == {"graded": 1, "error": 1}
     assert totals["lessons"]["char_chunk"] == {"submissions": 2, "full_marks": 0, "mean_score": 0.5}
 
 
 def test_gradebook_rows_hold_student_percent_and_first_error():
-    error = {
-        **REPORT,
-        "student": "bob",
-        "submission": "bob_char_chunk.py",
-        "status": "error",
-        "score": 0.0,
-        "tests": [],
-        "errors": [{"kind": "syntax_error", "message": "Python cannot read\n your file"}],
-    }
-    entries = [entry_of({**REPORT, "student": "alice"}), entry_of(error)]
+    error = replace(
+        REPORT,
+        student="bob",
+        submission="bob_char_chunk.py",
+        status="error",
+        tests=(),
+        errors=(Problem("syntax_error", "Python cannot read\n your file"),),
+    )
+    entries = [entry_of(replace(REPORT, student="alice")), entry_of(error)]
     assert gradebook_csv(entries).splitlines() == [
         "student,lesson,score,max_score,percent,status,first_error,submission,roster",
         "alice,char_chunk,1,3,33.3,graded,,class/alice/char_chunk.py,",
@@ -129,9 +116,9 @@ def test_gradebook_rows_hold_student_percent_and_first_error():
 
 def test_a_rule_checked_by_several_tests_is_one_row_with_their_points():
     tests = [
-        {**REPORT["tests"][0], "rule": "R", "score": 1.0},
-        {**REPORT["tests"][0], "rule": "R", "score": 0.0, "outcome": "timeout"},
-        {**REPORT["tests"][0], "rule": "R", "score": 0.0, "outcome": "failed"},
+        replace(PASSED, rule="R"),
+        replace(PASSED, rule="R", outcome="timeout"),
+        replace(PASSED, rule="R", outcome="failed"),
     ]
     assert rule_results(tests) == (RuleResult("R", "timeout", 1.0),)
 
@@ -139,12 +126,9 @@ def test_a_rule_checked_by_several_tests_is_one_row_with_their_points():
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
 def test_no_csv_cell_is_a_spreadsheet_formula(start):
     hostile = f'{start}HYPERLINK("http://x")'
-    report = {
-        **REPORT,
-        "student": hostile,
-        "submission": hostile,
-        "tests": [{**REPORT["tests"][0], "rule": hostile}],
-    }
+    report = replace(
+        REPORT, student=hostile, submission=hostile, tests=(replace(PASSED, rule=hostile),)
+    )
     entries = [entry_of(report)]
     for text in (gradebook_csv(entries), gradebook_wide_csv(entries), rules_csv(entries)):
         cells = [cell for row in csv.reader(io.StringIO(text)) for cell in row]
@@ -154,13 +138,13 @@ def test_no_csv_cell_is_a_spreadsheet_formula(start):
 
 
 def test_the_best_of_two_submissions_counts_once():
-    low = entry_of({**REPORT, "student": "alice"})
-    high = entry_of({**REPORT, "student": "alice", "score": 3.0})
+    low = entry_of(replace(REPORT, student="alice"))
+    high = entry_of(replace(REPORT, student="alice", tests=(replace(PASSED, max_score=3.0),)))
     assert best_entries([low, high]) == [high]
 
 
 def test_gradescope_shape():
-    results = gradescope_results({**REPORT, "student": "alice"})
+    results = gradescope_results(replace(REPORT, student="alice"))
     assert results["score"] == 1.0
     assert [t["visibility"] for t in results["tests"]] == ["visible", "after_published"]
     assert [t["name"] for t in results["tests"]] == ["Rule one.", "Rule two."]
@@ -177,18 +161,18 @@ def test_gradescope_shape():
 
 def test_gradescope_tests_are_numbered_and_tagged_by_rule_group():
     """Tests carry the lesson text's rule group as their tag, numbered group by group."""
-    tests = [
-        {**REPORT["tests"][0], "rule": "The window moves by size - overlap."},
-        {**REPORT["tests"][0], "rule": "Empty text gives []."},
-        {**REPORT["tests"][0], "rule": "A rule no group takes."},
-    ]
+    tests = (
+        replace(PASSED, rule="The window moves by size - overlap."),
+        replace(PASSED, rule="Empty text gives []."),
+        replace(PASSED, rule="A rule no group takes."),
+    )
     groups = (RuleGroup("Windows", ("window",)), RuleGroup("Edges", ("empty",)))
-    assert [group_of(t["rule"], groups) for t in tests] == [
+    assert [group_of(t.rule, groups) for t in tests] == [
         (1, "Windows"),
         (2, "Edges"),
         (3, LEFTOVER_TITLE),
     ]
-    results = gradescope_results({**REPORT, "lesson": "char_chunk", "tests": tests * 2})
+    results = gradescope_results(replace(REPORT, tests=tests * 2))
     numbers = [t["number"] for t in results["tests"]]
     assert len(set(numbers)) == len(numbers)
     assert all(t["tags"] and t["tags"][0] for t in results["tests"])

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from chunklab.errors import ChunklabError
 from chunklab.grading import FedSession, GradingSession, Take, grade_submissions
@@ -29,7 +29,11 @@ from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import GradeReport, Problem
 from chunklab.work_pool import WorkPool
 
-Result = tuple[int, dict[str, Any]]
+if TYPE_CHECKING:  # not on every platform: only the names are needed
+    from multiprocessing.context import ForkContext, ForkServerContext, SpawnContext
+
+Result = tuple[int, GradeReport]
+StartMethod = Literal["fork", "forkserver", "spawn"]
 Batch = list[tuple[int, SubmissionPath]]
 # Slots of one pytest session: enough to spread pytest's start-up, few enough that an
 # interrupted run loses little (a session's results come back when it ends).
@@ -43,7 +47,7 @@ def grade_batch_safely(
     try:
         reports = grade_submissions([item for _, item in batch], lesson_id, session)
         pairs = zip(batch, reports, strict=True)
-        return [(index, report.to_json()) for (index, _), report in pairs]
+        return [(index, report) for (index, _), report in pairs]
     except Exception as error:
         if len(batch) == 1:
             return [(batch[0][0], failure_report(batch[0][1], error))]
@@ -64,10 +68,10 @@ def grade_fed(take: Take, lesson_id: str | None, session: GradingSession) -> lis
         ]
     if not fed.taken:
         return None
-    return [(index, report.to_json()) for index, report in reports.items()]
+    return list(reports.items())
 
 
-def failure_report(item: SubmissionPath, error: Exception) -> dict[str, Any]:
+def failure_report(item: SubmissionPath, error: Exception) -> GradeReport:
     if isinstance(error, ChunklabError):
         problem = Problem(error.kind, str(error))
     else:
@@ -83,7 +87,7 @@ def failure_report(item: SubmissionPath, error: Exception) -> dict[str, Any]:
         status="error",
         errors=(problem,),
         student=item.student,
-    ).to_json()
+    )
 
 
 def collect_garbage_per_session() -> None:
@@ -137,12 +141,22 @@ def grading_process(
         session.close()
 
 
-def start_method() -> str:
+def start_method() -> StartMethod:
     """`fork` is fastest, but only safe while this process runs no other thread."""
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
         return "fork"
     return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def process_context() -> ForkContext | ForkServerContext | SpawnContext:
+    """The context of `start_method()`, asked for by name: each kind has its own `Process`."""
+    method = start_method()
+    if method == "fork":
+        return multiprocessing.get_context("fork")
+    if method == "forkserver":
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
 
 
 @dataclass
@@ -166,7 +180,7 @@ class GradingProcess:
 def grade_in_parallel(
     items: Batch, lesson_id: str | None, kit: Kit, limits: Limits, jobs: int
 ) -> Iterator[Result]:
-    context = multiprocessing.get_context(start_method())
+    context = process_context()
     pool = WorkPool(items, lesson_id)
     # One two-way channel per grading process: it asks for work and hands back results.
     running: dict[Any, GradingProcess] = {}

@@ -15,7 +15,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from chunklab.errors import SubmissionError
 from chunklab.reading.read import SubmissionPath
@@ -88,7 +88,7 @@ class ResumeIndex:
     def __init__(self, out_dir: Path, keep: bool) -> None:
         """`keep`: reuse what earlier runs noted (--resume); else start the index afresh."""
         self.path = out_dir / INDEX_NAME
-        self.reports: dict[ResumeKey, dict[str, Any]] = {}
+        self.reports: dict[ResumeKey, GradeReport] = {}
         self.stream: TextIO | None = None
         if not keep:
             self.path.unlink(missing_ok=True)
@@ -96,9 +96,8 @@ class ResumeIndex:
             try:
                 record = json.loads(line)
                 key = ResumeKey(**record["key"])
-                report = record["report"]
                 # What an earlier version wrote, or a damaged line, is graded again.
-                GradeReport.from_json(report)
+                report = GradeReport.from_json(record["report"])
             except (ValueError, KeyError, TypeError):
                 continue  # a line cut short by an interrupted run
             self.reports[key] = report
@@ -109,17 +108,17 @@ class ResumeIndex:
         except (OSError, UnicodeDecodeError):
             return []
 
-    def previous(self, key: ResumeKey) -> dict[str, Any] | None:
+    def previous(self, key: ResumeKey) -> GradeReport | None:
         report = self.reports.get(key)
-        if report is None or (key.lesson and report.get("lesson") not in (key.lesson, None)):
+        if report is None or (key.lesson and report.lesson not in (key.lesson, None)):
             return None
         return report
 
-    def record(self, key: ResumeKey, report: dict[str, Any]) -> None:
+    def record(self, key: ResumeKey, report: GradeReport) -> None:
         if self.stream is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.stream = self.path.open("a", encoding="utf-8")
-        line = json_line({"key": key.to_json(), "report": report})
+        line = json_line({"key": key.to_json(), "report": report.to_json()})
         self.stream.write(line + "\n")
         self.stream.flush()
         self.reports[key] = report
@@ -129,8 +128,7 @@ class ResumeIndex:
         gone: dict[str, Vanished] = {}
         for key, report in self.reports.items():
             if key.path not in present:
-                submission = str(report.get("submission", key.path))
-                gone[submission] = Vanished(submission, key.path)
+                gone[report.submission] = Vanished(report.submission, key.path)
         return sorted(gone.values(), key=lambda v: v.submission)
 
     def close(self) -> None:

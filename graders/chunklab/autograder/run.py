@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ def read_submitter(root: Path) -> Submitter:
     return Submitter(", ".join(name for name in names if name), str(metadata.get("id") or ""))
 
 
-def nothing_to_grade(lesson: Lesson, submitter: Submitter, max_score: float) -> dict[str, Any]:
+def nothing_to_grade(lesson: Lesson, submitter: Submitter, max_score: float) -> GradeReport:
     problem = Problem(
         "no_submission",
         f"No .py file or notebook was found in your submission. Hand in {lesson.file_name} "
@@ -96,10 +96,10 @@ def nothing_to_grade(lesson: Lesson, submitter: Submitter, max_score: float) -> 
         errors=(problem,),
         max_score=max_score,
         student=submitter.student,
-    ).to_json()
+    )
 
 
-def grade_folder(root: Path, setup: AutograderSetup, submitter: Submitter) -> dict[str, Any]:
+def grade_folder(root: Path, setup: AutograderSetup, submitter: Submitter) -> GradeReport:
     """The report of the submission folder, graded as one submission of the lesson."""
     folder = root / "submission"
     candidates = pick_file(folder, setup.lesson) if folder.is_dir() else []
@@ -111,17 +111,17 @@ def grade_folder(root: Path, setup: AutograderSetup, submitter: Submitter) -> di
         folder, candidates[0].relative_to(folder).as_posix(), submitter.student, setup.lesson.id
     )
     [(_, report)] = list(grade_many([(0, item)], setup.lesson.id, setup.kit, Limits(), 1))
-    return {**report, "student": submitter.student}
+    return replace(report, student=submitter.student)
 
 
-def graded_note(report: dict[str, Any], root: Path, setup: AutograderSetup) -> str:
+def graded_note(report: GradeReport, root: Path, setup: AutograderSetup) -> str:
     """Which file was graded, and which others were not: a student who handed in two knows."""
     folder = root / "submission"
-    if not folder.is_dir() or report["submission"].startswith("("):
+    if not folder.is_dir() or report.submission.startswith("("):
         return ""
     names = [p.relative_to(folder).as_posix() for p in pick_file(folder, setup.lesson)]
-    others = [name for name in names if name != report["submission"]]
-    note = f"Graded {report['submission']} as the lesson {setup.lesson.id}."
+    others = [name for name in names if name != report.submission]
+    note = f"Graded {report.submission} as the lesson {setup.lesson.id}."
     if others:
         note += f" Not graded: {', '.join(others)}."
     return note
@@ -153,7 +153,7 @@ def run(root: Path) -> dict[str, Any]:
         report = with_hidden_feedback(
             grade_folder(root, setup, submitter), setup.options.hidden_feedback
         )
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         results = gradescope_results(
             report, setup.options, {"submission_id": submitter.submission_id}
         )

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from concurrent.futures import CancelledError
 from typing import Any
 
-from chunklab.batch import failure_report
+from chunklab.batch import Result, failure_report
 from chunklab.cluster.parcel import most_bytes, pack
-from chunklab.cluster.task import Result, VersionMismatchError, grade_parcels, kit_stamp
+from chunklab.cluster.task import VersionMismatchError, grade_parcels, kit_stamp
 from chunklab.errors import ChunklabError, GradingBrokeOffError, UsageError
 from chunklab.kit import Kit
 from chunklab.lessons import lesson_named_in

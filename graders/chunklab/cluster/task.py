@@ -4,6 +4,8 @@ The task unpacks its submissions in a folder of its own, grades them with
 the worker thread's grading session (its zygote, its sandboxed workers) and
 removes the folder: run twice, on the same worker or another, it gives the
 same reports, which is what lets Dask run it again when a worker dies.
+The reports go back as the records they are (Dask pickles them): the worker
+runs the same checkout as the machine that sent the task (`kit_stamp`).
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ import tempfile
 import threading
 import weakref
 from pathlib import Path
-from typing import Any
 
-from chunklab.batch import failure_report
+from chunklab.batch import Result, failure_report
 from chunklab.cluster.cpu_claim import claim_a_cpu
 from chunklab.cluster.parcel import Parcel, unpack
 from chunklab.errors import ChunklabError, KitLayoutError
@@ -25,8 +26,7 @@ from chunklab.grading import GradingSession, error_report, grade_submissions
 from chunklab.kit import PACKAGE_DIR, Kit, find_kit
 from chunklab.reading.read import SubmissionPath, likely_lesson
 from chunklab.sandbox.limits import Limits
-
-Result = tuple[int, dict[str, Any]]
+from chunklab.scoring.report import GradeReport
 
 # pytest keeps its state in the process: two grading sessions must never run at once in
 # one worker process, whatever number of threads it was started with.
@@ -131,7 +131,7 @@ def grade_parcels(
 def grade_unpacked(
     parcels: list[Parcel], lesson_id: str | None, session: GradingSession, scratch: Path
 ) -> list[Result]:
-    results: dict[int, dict[str, Any]] = {}
+    results: dict[int, GradeReport] = {}
     readable: list[tuple[int, SubmissionPath]] = []
     for parcel in parcels:
         if parcel.refusal is not None:
@@ -139,7 +139,7 @@ def grade_unpacked(
             report = error_report(
                 parcel.display, lesson, parcel.refusal, session, 0.0, parcel.student
             )
-            results[parcel.index] = report.to_json()
+            results[parcel.index] = report
             continue
         # Each in a folder of its own: two submissions may share a name and a parent's name.
         path = unpack(parcel, scratch / str(parcel.index))
@@ -151,7 +151,7 @@ def grade_unpacked(
 
 def grade_safely(
     items: list[tuple[int, SubmissionPath]], lesson_id: str | None, session: GradingSession
-) -> dict[int, dict[str, Any]]:
+) -> dict[int, GradeReport]:
     """Reports for the items; a defect that stops the group is retried one at a time."""
     try:
         reports = grade_submissions([item for _, item in items], lesson_id, session)
@@ -161,4 +161,4 @@ def grade_safely(
                 k: v for one in items for k, v in grade_safely([one], lesson_id, session).items()
             }
         return {items[0][0]: failure_report(items[0][1], error)}
-    return {index: report.to_json() for (index, _), report in zip(items, reports, strict=True)}
+    return {index: report for (index, _), report in zip(items, reports, strict=True)}

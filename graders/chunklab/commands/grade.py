@@ -7,11 +7,11 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from chunklab.batch import grade_many
 from chunklab.errors import GradingBrokeOffError, UsageError
@@ -21,7 +21,7 @@ from chunklab.reading.read import SubmissionPath, find_submissions, hidden_submi
 from chunklab.resume import ResumeIndex, ResumeKey, Vanished, resume_key
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
-from chunklab.scoring.feedback_policy import with_hidden_feedback
+from chunklab.scoring.report import GradeReport, Problem
 from chunklab.writing.class_outputs import ClassOptions, ClassOutputs
 from chunklab.writing.files import (
     report_file_name,
@@ -40,13 +40,13 @@ from chunklab.writing.gradebook import (
     rules_csv,
     summary,
 )
-from chunklab.writing.gradescope import GradescopeOptions, gradescope_results
 from chunklab.writing.inert import json_line, terminal_safe
 from chunklab.writing.lms import lms_csv, lms_file_name
 from chunklab.writing.progress import ProgressBar
+from chunklab.writing.report_layout import ReportLayout
 from chunklab.writing.roster import Roster, RosterColumns, read_roster, with_roster
 from chunklab.writing.streams import silence
-from chunklab.writing.table import outline, results_table
+from chunklab.writing.table import Outline, outline, results_table
 
 EXIT_INTERRUPTED = 130
 EXIT_NO_SUBMISSION = 3
@@ -57,24 +57,23 @@ class ClassSettings:
     """What the class's files need besides the reports."""
 
     out_dir: Path | None
-    output_format: str
+    layout: ReportLayout
     roster: Roster | None
     lms: str | None
     lesson_id: str | None
-    gradescope: GradescopeOptions = GradescopeOptions()
 
 
 class JsonLinesOut:
     """Prints reports as JSON Lines in input order; a reader that goes away ends it quietly."""
 
-    def __init__(self, stream: TextIO, enabled: bool) -> None:
-        self.stream, self.enabled = stream, enabled
+    def __init__(self, stream: TextIO, enabled: bool, layout: ReportLayout) -> None:
+        self.stream, self.enabled, self.layout = stream, enabled, layout
         self.waiting: dict[int, str] = {}
         self.next_index = 0
 
-    def add(self, index: int, shaped: dict[str, Any]) -> None:
+    def add(self, index: int, report: GradeReport) -> None:
         if self.enabled:
-            self.waiting[index] = json_line(shaped)
+            self.waiting[index] = json_line(self.layout.data(report))
 
     def print_ready(self) -> None:
         if not self.enabled:
@@ -138,17 +137,17 @@ class ClassResults:
     """What a run keeps of each report: the table's outline and the gradebooks' entry."""
 
     total: int
-    outlines: dict[int, dict[str, Any]] = field(default_factory=dict)
+    outlines: dict[int, Outline] = field(default_factory=dict)
     entries: dict[int, Entry] = field(default_factory=dict)
-    only: dict[str, Any] | None = None
+    only: GradeReport | None = None
 
-    def add(self, index: int, report: dict[str, Any], shaped: dict[str, Any]) -> None:
+    def add(self, index: int, report: GradeReport) -> None:
         self.outlines[index] = outline(report)
         self.entries[index] = entry_of(report)
         if self.total == 1:
-            self.only = shaped
+            self.only = report
 
-    def in_order(self) -> tuple[list[dict[str, Any]], list[Entry]]:
+    def in_order(self) -> tuple[list[Outline], list[Entry]]:
         order = sorted(self.outlines)
         return [self.outlines[i] for i in order], [self.entries[i] for i in order]
 
@@ -187,16 +186,9 @@ def class_entries(entries: list[Entry], settings: ClassSettings) -> list[Entry]:
     return with_roster(best, settings.roster, lessons, max_scores_of(best, settings.lesson_id))
 
 
-def missing_outlines(entries: list[Entry]) -> list[dict[str, Any]]:
+def missing_outlines(entries: list[Entry]) -> list[Outline]:
     return [
-        {
-            "submission": f"({e.student})",
-            "lesson": e.lesson,
-            "score": 0.0,
-            "max_score": e.max_score,
-            "status": "missing",
-            "note": "no submission",
-        }
+        Outline(f"({e.student})", e.lesson, 0.0, e.max_score, "missing", "no submission")
         for e in entries
         if e.status == "missing"
     ]
@@ -208,7 +200,7 @@ def write_class_files(
     vanished: list[Vanished],
     duration: float,
     not_written: list[str],
-) -> tuple[list[dict[str, Any]], list[Entry], list[str]]:
+) -> tuple[list[Outline], list[Entry], list[str]]:
     """The gradebooks and summary (with --out); the table's rows, the entries, the files written."""
     outlines, entries = results.in_order()
     entries = class_entries(entries, settings)
@@ -234,8 +226,8 @@ def write_class_files(
     totals["reports_not_written"] = not_written
     write_json(out / "summary.json", totals)
     written = [*files, "summary.json"]
-    if settings.output_format == "gradescope" and results.only is not None:
-        write_json(out / "results.json", results.only)
+    if settings.layout.output_format == "gradescope" and results.only is not None:
+        write_json(out / "results.json", settings.layout.data(results.only))
         written.append("results.json")
     return outlines, entries, written
 
@@ -261,9 +253,10 @@ def grade_command(
     started = time.monotonic()
     if out_dir is None and (resume or lms):
         raise UsageError(f"--{'resume' if resume else 'lms'} needs --out DIR (where files are)")
+    layout = ReportLayout(output_format, hidden_feedback)
     settings = ClassSettings(
         out_dir=out_dir,
-        output_format=output_format,
+        layout=layout,
         roster=read_roster(roster, roster_columns or RosterColumns()) if roster else None,
         lms=lms,
         lesson_id=lesson_id,
@@ -293,37 +286,24 @@ def grade_command(
             ),
             file=sys.stderr,
         )
-    layout: Callable[[dict[str, Any]], dict[str, Any]] = (
-        (lambda report: gradescope_results(report, settings.gradescope))
-        if output_format == "gradescope"
-        else (lambda report: report)
-    )
-
-    def shape(report: dict[str, Any]) -> dict[str, Any]:
-        # What students may see of hidden tests, in every output that carries tests.
-        return layout(with_hidden_feedback(report, hidden_feedback))
-
-    printer = JsonLinesOut(sys.stdout, jsonl or not sys.stdout.isatty())
+    printer = JsonLinesOut(sys.stdout, jsonl or not sys.stdout.isatty(), layout)
     results = ClassResults(len(items))
     index = ResumeIndex(out_dir, keep=resume) if out_dir is not None else None
     keys = {i: resume_key(item, lesson_id) for i, item in enumerate(items)} if index else {}
 
     not_written: list[str] = []
 
-    def take(number: int, report: dict[str, Any], fresh: bool) -> None:
+    def take(number: int, report: GradeReport, fresh: bool) -> None:
         # A resumed report whose file is gone is written again: nothing graded is lost.
         if out_dir is not None and (fresh or not report_path(out_dir, items[number]).exists()):
-            failed = write_json_or_say_why(report_path(out_dir, items[number]), shape(report))
+            failed = write_json_or_say_why(report_path(out_dir, items[number]), layout.data(report))
             if failed:  # one file that cannot be written costs only itself
-                report["warnings"] = [
-                    *report["warnings"],
-                    {"kind": "not_written", "message": failed},
-                ]
-                not_written.append(report["submission"])
+                warning = Problem("not_written", failed)
+                report = replace(report, warnings=(*report.warnings, warning))
+                not_written.append(report.submission)
                 sys.stderr.write(terminal_safe(f"chunklab grade: {failed}") + "\n")
-        shaped = shape(report)
-        results.add(number, report, shaped)
-        printer.add(number, shaped)
+        results.add(number, report)
+        printer.add(number, report)
         if classes is not None:
             classes.add(report)
         if index is not None and fresh:
@@ -394,7 +374,7 @@ def vanished_reports(
 
 
 def tell(
-    outlines: list[dict[str, Any]],
+    outlines: list[Outline],
     entries: list[Entry],
     written: list[str],
     vanished: list[Vanished],

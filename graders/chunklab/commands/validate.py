@@ -14,7 +14,6 @@ from chunklab.kit import Kit, find_kit
 from chunklab.lessons import LESSONS, Lesson, get_lesson
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
-from chunklab.scoring.report import GradeReport
 from chunklab.validation import (
     Expectation,
     Verdict,
@@ -38,7 +37,7 @@ def grade_expectations(kit: Kit, cases: list[Expectation]) -> list[Verdict]:
     items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
     limits = Limits(call_seconds=CALL_SECONDS, submission_seconds=SUBMISSION_SECONDS)
     reports = dict(grade_many(items, None, kit, limits, os.cpu_count() or 1))
-    return [judge(case, GradeReport.from_json(reports[i])) for i, case in enumerate(cases)]
+    return [judge(case, reports[i]) for i, case in enumerate(cases)]
 
 
 def notebook_verdict(lesson: Lesson, notebook: Path) -> Verdict:

@@ -24,6 +24,7 @@ import io
 import json
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -88,6 +89,13 @@ class InProcessWorker:
     ) -> None:
         """The next call's own limit, as a worker takes it; here it bounds wall-clock time."""
         self.limit = limit
+
+    def new_test(self) -> None:
+        """Answers here are the process's own values: there is no budget to reset."""
+
+    def own_clock(self) -> float:
+        # The self-check's calls run on threads of this process: own time is wall-clock time.
+        return time.monotonic()
 
     def own_seconds(self, timeout: float) -> tuple[float, str | None]:
         """The next call's wall-clock limit here, and the message grading would give.

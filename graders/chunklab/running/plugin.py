@@ -91,7 +91,7 @@ class GradingPlugin:
         share_locations(items)
         # All tests of one submission together, visible ones first: each submission is
         # opened once, and its worker ends before the next one starts.
-        order = {key: number for number, key in enumerate(self.entries)}
+        order: dict[str | None, int] = {key: number for number, key in enumerate(self.entries)}
         items.sort(
             key=lambda item: (
                 order.get(submission_key(item), -1),
@@ -197,9 +197,9 @@ def share_locations(items: list[pytest.Item]) -> None:
     """
     found: dict[object, tuple[str, int | None]] = {}
     for item in items:
-        function = getattr(item, "function", None)
-        if function is None:
+        if not isinstance(item, pytest.Function):
             continue
+        function = item.function
         if function not in found:
             path, line, _ = item.location
             found[function] = (path, line)

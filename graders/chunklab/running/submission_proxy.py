@@ -77,7 +77,7 @@ def describe_call(message: dict[str, Any]) -> str:
 def call_message(
     op: str, name: str, args: tuple, kwargs: dict[str, Any], handle: int | None = None
 ) -> dict[str, Any]:
-    message = {"op": op, "name": name, "args": list(args), "kwargs": kwargs}
+    message: dict[str, Any] = {"op": op, "name": name, "args": list(args), "kwargs": kwargs}
     if handle is not None:
         message["handle"] = handle
     return message

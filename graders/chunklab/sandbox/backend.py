@@ -20,8 +20,7 @@ from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.call_watch import CallLimit
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
-from chunklab.sandbox.worker import WorkerProcess
-from chunklab.sandbox.zygote import Zygote
+from chunklab.sandbox.worker_kind import Worker, Workers
 
 # Running a submission's cells may import modules; its wall-clock ceiling.
 LOAD_SECONDS_FLOOR = 5.0
@@ -30,7 +29,7 @@ LOAD_SECONDS_FLOOR = 5.0
 class SandboxBackend(Backend):
     def __init__(
         self,
-        zygote: Zygote,
+        zygote: Workers,
         cells: tuple[CodeCell, ...],
         limits: Limits,
         reference: ReferenceTimes | None = None,
@@ -42,7 +41,7 @@ class SandboxBackend(Backend):
         self.local_modules = list(local_modules)
         self.limits = limits
         self.reference = (reference or ReferenceTimes(None)).mirror()
-        self.worker: WorkerProcess | None = None
+        self.worker: Worker | None = None
         self.spent = 0.0
         self.timed_out_in_test = False
         # Set by a first time-out: the worker is known to spin.
@@ -93,7 +92,7 @@ class SandboxBackend(Backend):
         """A new grader test: an earlier test's time-out is forgotten; its own limit, if stated."""
         self.timed_out_in_test = False
         self.stated_seconds = stated_seconds
-        if self.worker is not None and hasattr(self.worker, "new_test"):
+        if self.worker is not None:
             self.worker.new_test()  # the answers budget is one test's
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +101,7 @@ class SandboxBackend(Backend):
         worker.watch_next(partial(self._own_limit, message), from_start=self.spinning)
         started = time.monotonic()
         asked_by_digest = "digest" in message
-        own_clock = self._own_clock(worker) if asked_by_digest else 0.0
+        own_clock = worker.own_clock() if asked_by_digest else 0.0
         try:
             return worker.request(message, self._call_seconds())
         except CallTimedOut:
@@ -111,14 +110,7 @@ class SandboxBackend(Backend):
         finally:
             self._spend(worker, started)
             # The request for the answer itself finishes this call: it gets what is left.
-            self.carried_seconds = self._own_clock(worker) - own_clock if asked_by_digest else 0.0
-
-    @staticmethod
-    def _own_clock(worker: WorkerProcess) -> float:
-        """Wall-clock time less the worker's wait for a CPU: its own time, as a clock."""
-        files = worker.proc_files
-        delay = files.run_delay() if files is not None else None
-        return time.monotonic() - (delay or 0.0)
+            self.carried_seconds = worker.own_clock() - own_clock if asked_by_digest else 0.0
 
     def _own_limit(self, message: dict[str, Any]) -> CallLimit:
         seconds = fitted_limits.call_seconds(
@@ -167,7 +159,7 @@ class SandboxBackend(Backend):
             self._spend(worker, started)
         return outcomes
 
-    def _ready_worker(self) -> WorkerProcess:
+    def _ready_worker(self) -> Worker:
         if self.spent >= self.limits.submission_seconds:
             raise self._budget_spent()
         if self.timed_out_in_test:
@@ -188,7 +180,7 @@ class SandboxBackend(Backend):
         remaining = self.limits.submission_seconds - self.spent - spending
         return min(self.limits.call_seconds, remaining)
 
-    def _spend(self, worker: WorkerProcess, started: float) -> None:
+    def _spend(self, worker: Worker, started: float) -> None:
         self.spent += time.monotonic() - started
         if not worker.alive:
             self._note_output(worker)
@@ -201,7 +193,7 @@ class SandboxBackend(Backend):
                 "Your code could not be started again after an earlier failure."
             ) from None
 
-    def _note_output(self, worker: WorkerProcess) -> None:
+    def _note_output(self, worker: Worker) -> None:
         self.output_was_cut = self.output_was_cut or worker.output.was_cut
 
     def close(self) -> str:

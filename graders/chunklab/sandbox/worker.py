@@ -197,6 +197,11 @@ class WorkerProcess:
             "or went over a memory or CPU limit)."
         )
 
+    def own_clock(self) -> float:
+        """Wall-clock time less the worker's waits for a CPU: two readings give its own time."""
+        delay = self.proc_files.run_delay() if self.proc_files is not None else None
+        return time.monotonic() - (delay or 0.0)
+
     def has_ended(self) -> bool:
         """Whether the process has ended (without waiting): a spare worker may have died."""
         if not self.alive:

@@ -11,33 +11,35 @@ and answer them by heart. Visible tests always keep their full feedback.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+
+from chunklab.scoring.report import GradeReport, TestOutcome
 
 CHOICES = ("full", "rule", "none")
 DEFAULT = "rule"
 
 
-def hidden_test_shown(test: dict[str, Any], number: int, policy: str) -> dict[str, Any]:
-    if test["visibility"] != "hidden" or policy == "full":
+def hidden_test_shown(test: TestOutcome, number: int, policy: str) -> TestOutcome:
+    if test.visibility != "hidden" or policy == "full":
         return test
     if policy == "rule":
-        return {**test, "feedback": ""}
-    return {
-        **test,
-        "name": f"hidden check {number}",
-        "rule": "a hidden check",
-        "outcome": "passed" if test["outcome"] == "passed" else "failed",
-        "feedback": "",
-    }
+        return replace(test, feedback="")
+    return replace(
+        test,
+        name=f"hidden check {number}",
+        rule="a hidden check",
+        outcome="passed" if test.outcome == "passed" else "failed",
+        feedback="",
+    )
 
 
-def with_hidden_feedback(report: dict[str, Any], policy: str) -> dict[str, Any]:
-    """The report (as JSON data) with its hidden tests shown as `policy` allows."""
+def with_hidden_feedback(report: GradeReport, policy: str) -> GradeReport:
+    """The report with its hidden tests shown as `policy` allows."""
     if policy not in CHOICES:
         raise ValueError(f"hidden feedback must be one of {', '.join(CHOICES)}, not {policy!r}")
-    hidden = iter(range(1, len(report.get("tests", [])) + 1))
-    tests = [
-        hidden_test_shown(test, next(hidden) if test["visibility"] == "hidden" else 0, policy)
-        for test in report.get("tests", [])
-    ]
-    return {**report, "tests": tests}
+    hidden = iter(range(1, len(report.tests) + 1))
+    tests = tuple(
+        hidden_test_shown(test, next(hidden) if test.visibility == "hidden" else 0, policy)
+        for test in report.tests
+    )
+    return replace(report, tests=tests)

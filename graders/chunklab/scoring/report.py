@@ -12,6 +12,8 @@ Outcome = Literal["passed", "failed", "error", "timeout"]
 Visibility = Literal["visible", "hidden"]
 Isolation = Literal["namespaces", "process", ""]
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+# A report's duration as written: to a tenth of a millisecond.
+DURATION_DIGITS = 4
 
 
 class ReportFormatError(ValueError):
@@ -102,7 +104,7 @@ class GradeReport:
             "tests": [{**asdict(t), "score": t.score} for t in self.tests],
             "errors": [asdict(p) for p in self.errors],
             "warnings": [asdict(p) for p in self.warnings],
-            "duration_s": round(self.duration_s, 4),
+            "duration_s": round(self.duration_s, DURATION_DIGITS),
             "isolation": self.isolation,
             "isolation_gaps": list(self.isolation_gaps),
         }

@@ -17,7 +17,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from chunklab import __version__
 from chunklab.errors import ChunklabError, UsageError
@@ -25,11 +24,12 @@ from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
 from chunklab.reading.read import read_submission
 from chunklab.sandbox.limits import Limits
+from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
+from chunklab.scoring.report import GradeReport
 from chunklab.similarity import CodeText, Similarity, copydetect_module, similar_pairs
 from chunklab.writing.class_report import RunFacts, class_report_html
 from chunklab.writing.class_tally import ClassTally
 from chunklab.writing.feedback_page import (
-    HIDDEN_FEEDBACK_POLICIES,
     feedback_html,
     feedback_markdown,
     student_feedback,
@@ -55,7 +55,7 @@ class ClassOptions:
     def __post_init__(self) -> None:
         if self.feedback not in FEEDBACK_FORMATS:
             raise UsageError(f"--feedback must be html or md, not {self.feedback!r}")
-        if self.hidden_feedback not in HIDDEN_FEEDBACK_POLICIES:
+        if self.hidden_feedback not in HIDDEN_FEEDBACK:
             raise UsageError(
                 f"--hidden-feedback must be full, rule or none, not {self.hidden_feedback!r}"
             )
@@ -88,26 +88,18 @@ class ClassOutputs:
         self._spool = tempfile.TemporaryFile()
         self._index: list[Spooled] = []
 
-    def add(self, report: dict[str, Any]) -> None:
+    def add(self, report: GradeReport) -> None:
         self._tally.add(report)
-        data = (json.dumps(report, ensure_ascii=True) + "\n").encode("ascii")
+        data = (json.dumps(report.to_json(), ensure_ascii=True) + "\n").encode("ascii")
         offset = self._spool.seek(0, 2)
         self._spool.write(data)
-        lesson = report.get("lesson")
         self._index.append(
-            Spooled(
-                student_of(report),
-                lesson if isinstance(lesson, str) else None,
-                str(report.get("submission", "")),
-                offset,
-                len(data),
-            )
+            Spooled(student_of(report), report.lesson, report.submission, offset, len(data))
         )
 
-    def _read(self, entry: Spooled) -> dict[str, Any]:
+    def _read(self, entry: Spooled) -> GradeReport:
         self._spool.seek(entry.offset)
-        report: dict[str, Any] = json.loads(self._spool.read(entry.length))
-        return report
+        return GradeReport.from_json(json.loads(self._spool.read(entry.length)))
 
     def finish(self) -> None:
         """Write every file; the spool is gone afterwards."""

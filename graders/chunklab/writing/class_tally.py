@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from chunklab.lessons import LESSONS
+from chunklab.scoring.report import DURATION_DIGITS, GradeReport, TestOutcome
 from chunklab.writing.feedback_picture import feedback_lines
 from chunklab.writing.students import student_of
 
@@ -126,67 +127,65 @@ class ClassTally:
         self._scores: list[StudentScore] = []
         self._isolation: Counter[str] = Counter()
 
-    def add(self, report: dict[str, Any]) -> None:
-        lesson = str(report.get("lesson") or "unknown")
+    def add(self, report: GradeReport) -> None:
+        lesson = report.lesson or "unknown"
         count = self._lessons.setdefault(lesson, LessonCount())
         student = student_of(report)
-        score, max_score = float(report.get("score") or 0), float(report.get("max_score") or 0)
-        status = str(report.get("status", ""))
+        score, max_score = report.score, report.max_score
         count.submissions += 1
         count.score_total += score
         count.max_score = max(count.max_score, max_score)
         count.histogram[histogram_bin(score, max_score)] += 1
-        if status == "graded":
+        if report.status == "graded":
             count.graded += 1
             count.full_marks += score == max_score
-            self._count_tests(count, report.get("tests") or [])
+            self._count_tests(count, report.tests)
         self._count_problems(count, report)
-        timing = Timing(float(report.get("duration_s") or 0), student, str(report["submission"]))
+        # As the report file has it, so the report's figures and files agree.
+        timing = Timing(round(report.duration_s, DURATION_DIGITS), student, report.submission)
         entry = (timing.duration_s, -len(self._scores), timing)
         if len(count.slowest) < SLOWEST_SHOWN:
             heapq.heappush(count.slowest, entry)
         else:
             heapq.heappushpop(count.slowest, entry)
-        self._isolation[str(report.get("isolation") or "unknown")] += 1
+        self._isolation[report.isolation or "unknown"] += 1
         self._scores.append(
-            StudentScore(student, lesson, str(report["submission"]), score, max_score, status)
+            StudentScore(student, lesson, report.submission, score, max_score, report.status)
         )
 
     @staticmethod
-    def _count_tests(count: LessonCount, tests: list[dict[str, Any]]) -> None:
+    def _count_tests(count: LessonCount, tests: Sequence[TestOutcome]) -> None:
         # A rule may be checked by several tests (a public one and its hidden twin):
         # a submission breaks the rule once, however many of its tests fail.
-        by_rule: dict[str, list[dict[str, Any]]] = {}
+        by_rule: dict[str, list[TestOutcome]] = {}
         for test in tests:
-            by_rule.setdefault(str(test.get("rule") or test.get("name", "")), []).append(test)
+            by_rule.setdefault(test.rule or test.name, []).append(test)
         for text, group in by_rule.items():
-            visible = any(t.get("visibility") == "visible" for t in group)
+            visible = any(t.visibility == "visible" for t in group)
             rule = count.rules.setdefault(text, RuleCount(text, "visible" if visible else "hidden"))
             if visible:
                 rule.visibility = "visible"
             rule.tested += 1
-            broken = [t for t in group if t.get("outcome") != "passed"]
+            broken = [t for t in group if t.outcome != "passed"]
             if not broken:
                 continue
             rule.broken += 1
             for test in broken:
-                rule.points_lost += float(test.get("max_score") or 0) - float(
-                    test.get("score") or 0
-                )
-                given = feedback_lines(str(test.get("feedback") or "")).get("Input", "")
+                rule.points_lost += test.max_score - test.score
+                given = feedback_lines(test.feedback).get("Input", "")
                 if given and (rule.shortest_input is None or len(given) < len(rule.shortest_input)):
                     rule.shortest_input = given
 
     @staticmethod
-    def _count_problems(count: LessonCount, report: dict[str, Any]) -> None:
+    def _count_problems(count: LessonCount, report: GradeReport) -> None:
         found: dict[tuple[str, str], str] = {}
-        for level, key in (("error", "errors"), ("warning", "warnings")):
-            for problem in report.get(key) or []:
-                found.setdefault((str(problem.get("kind")), level), str(problem.get("message")))
-        for test in report.get("tests") or []:
-            kind = TEST_OUTCOME_KINDS.get(str(test.get("outcome")))
+        for level, problems in (("error", report.errors), ("warning", report.warnings)):
+            for problem in problems:
+                found.setdefault((problem.kind, level), problem.message)
+        for test in report.tests:
+            kind = TEST_OUTCOME_KINDS.get(test.outcome)
             if kind:
-                found.setdefault((kind, "test"), str(test.get("rule", "")))
+                found.setdefault((kind, "test"), test.rule)
         for found_key, message in found.items():
             count.problems[found_key] += 1
             count.examples.setdefault(found_key, message)

@@ -17,13 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from chunklab.lessons import LESSONS
+from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
+from chunklab.scoring.report import GradeReport, Status
 from chunklab.writing.feedback_picture import comparison_html, comparison_in
 from chunklab.writing.html_page import esc, inert, page, points
-
-HIDDEN_FEEDBACK_POLICIES = ("full", "rule", "none")
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ class LessonFeedback:
     lesson: str
     title: str
     submission: str
-    status: str
+    status: Status
     score: float
     max_score: float
     passed: int
@@ -56,63 +55,51 @@ class LessonFeedback:
     hidden_points_lost: float
 
 
-def lesson_feedback(report: dict[str, Any], policy: str) -> LessonFeedback:
+def lesson_feedback(report: GradeReport, policy: str) -> LessonFeedback:
     """What a student may see of one report under the hidden-feedback policy."""
-    if policy not in HIDDEN_FEEDBACK_POLICIES:
+    if policy not in HIDDEN_FEEDBACK:
         raise ValueError(f"hidden-feedback policy {policy!r} is not one of full, rule, none")
-    tests = (report.get("tests") or []) if report.get("status") == "graded" else []
+    tests = report.tests if report.status == "graded" else ()
     broken: list[BrokenCheck] = []
     hidden_broken, hidden_lost = 0, 0.0
     for test in tests:
-        if test.get("outcome") == "passed":
+        if test.outcome == "passed":
             continue
-        lost = float(test.get("max_score") or 0) - float(test.get("score") or 0)
-        hidden = test.get("visibility") != "visible"
+        lost = test.max_score - test.score
+        hidden = test.visibility != "visible"
         if hidden and policy == "none":
             hidden_broken += 1
             hidden_lost += lost
             continue
-        shown = None if hidden and policy != "full" else str(test.get("feedback") or "")
+        shown = None if hidden and policy != "full" else test.feedback
         broken.append(
-            BrokenCheck(
-                str(test.get("rule", "")),
-                "hidden" if hidden else "visible",
-                str(test.get("outcome", "")),
-                lost,
-                shown,
-            )
+            BrokenCheck(test.rule, "hidden" if hidden else "visible", test.outcome, lost, shown)
         )
-    lesson = str(report.get("lesson") or "")
+    lesson = report.lesson or ""
     known = LESSONS.get(lesson)
     return LessonFeedback(
         lesson=lesson or "unknown lesson",
         title=known.title if known else "Unknown lesson",
-        submission=str(report.get("submission", "")),
-        status=str(report.get("status", "")),
-        score=float(report.get("score") or 0),
-        max_score=float(report.get("max_score") or 0),
-        passed=sum(1 for t in tests if t.get("outcome") == "passed"),
+        submission=report.submission,
+        status=report.status,
+        score=report.score,
+        max_score=report.max_score,
+        passed=sum(1 for t in tests if t.outcome == "passed"),
         tested=len(tests),
-        errors=problems(report.get("errors")),
-        warnings=problems(report.get("warnings")),
+        errors=tuple((p.kind, p.message) for p in report.errors),
+        warnings=tuple((p.kind, p.message) for p in report.warnings),
         broken=tuple(broken),
         hidden_broken=hidden_broken,
         hidden_points_lost=round(hidden_lost, 6),
     )
 
 
-def problems(items: object) -> tuple[tuple[str, str], ...]:
-    if not isinstance(items, list):
-        return ()
-    return tuple((str(p.get("kind", "")), str(p.get("message", ""))) for p in items)
+def lesson_order(report: GradeReport) -> int:
+    return list(LESSONS).index(report.lesson) if report.lesson in LESSONS else 99
 
 
-def lesson_order(report: dict[str, Any]) -> int:
-    return list(LESSONS).index(report["lesson"]) if report.get("lesson") in LESSONS else 99
-
-
-def student_feedback(reports: Sequence[dict[str, Any]], policy: str) -> list[LessonFeedback]:
-    ordered = sorted(reports, key=lambda r: (lesson_order(r), str(r.get("submission", ""))))
+def student_feedback(reports: Sequence[GradeReport], policy: str) -> list[LessonFeedback]:
+    ordered = sorted(reports, key=lambda r: (lesson_order(r), r.submission))
     return [lesson_feedback(report, policy) for report in ordered]
 
 
@@ -176,8 +163,6 @@ def lesson_html(item: LessonFeedback) -> str:
         )
     if item.status == "graded" and not item.broken and not item.hidden_broken:
         out.append("<p>Every check passed.</p>")
-    elif item.status not in ("graded", "error"):
-        out.append(f"<p>Status: {esc(item.status)}.</p>")
     return "\n".join(out)
 
 
@@ -238,6 +223,4 @@ def feedback_markdown(student: str, lessons: Sequence[LessonFeedback], run_line:
             ]
         if item.status == "graded" and not item.broken and not item.hidden_broken:
             out += ["Every check passed.", ""]
-        elif item.status not in ("graded", "error"):
-            out += [f"Status: {md_text(item.status)}.", ""]
     return "\n".join(out).rstrip() + "\n"

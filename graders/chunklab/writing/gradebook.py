@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunklab.lessons import LESSONS
+from chunklab.scoring.report import GradeReport, TestOutcome
 from chunklab.writing.csv_file import csv_text
+from chunklab.writing.table import Outline
 
 GRADEBOOK_COLUMNS = (
     "student",
@@ -58,30 +60,29 @@ class Entry:
         return round(100 * self.score / self.max_score, 1) if self.max_score else None
 
 
-def rule_results(tests: Sequence[dict[str, Any]]) -> tuple[RuleResult, ...]:
+def rule_results(tests: Sequence[TestOutcome]) -> tuple[RuleResult, ...]:
     """The report's tests, one result per rule, rules in the order the suite ran them."""
     points: dict[str, float] = {}
     outcomes: dict[str, str] = {}
     for test in tests:
-        rule = test["rule"] or test["name"]
-        points[rule] = points.get(rule, 0.0) + test["score"]
+        rule = test.rule or test.name
+        points[rule] = points.get(rule, 0.0) + test.score
         if outcomes.get(rule, "passed") == "passed":
-            outcomes[rule] = test["outcome"]
+            outcomes[rule] = test.outcome
     return tuple(RuleResult(rule, outcomes[rule], round(points[rule], 6)) for rule in points)
 
 
-def entry_of(report: dict[str, Any]) -> Entry:
+def entry_of(report: GradeReport) -> Entry:
     """What the gradebooks need of a report (kept instead of the report itself)."""
-    errors = report.get("errors") or []
     return Entry(
-        student=str(report.get("student") or report["submission"]),
-        lesson=str(report["lesson"] or ""),
-        score=report["score"],
-        max_score=report["max_score"],
-        status=report["status"],
-        first_error=" ".join(str(errors[0]["message"]).split()) if errors else "",
-        submission=report["submission"],
-        rules=rule_results(report.get("tests") or []),
+        student=report.student or report.submission,
+        lesson=report.lesson or "",
+        score=report.score,
+        max_score=report.max_score,
+        status=report.status,
+        first_error=" ".join(report.errors[0].message.split()) if report.errors else "",
+        submission=report.submission,
+        rules=rule_results(report.tests),
     )
 
 
@@ -156,22 +157,23 @@ def rules_csv(entries: Sequence[Entry]) -> str:
     )
 
 
-def summary(reports: Sequence[dict[str, Any]], duration_s: float) -> dict[str, Any]:
+def summary(outlines: Sequence[Outline], duration_s: float) -> dict[str, Any]:
+    """`summary.json`: submissions by status and, per lesson, full marks and the mean score."""
     lessons: dict[str, dict[str, Any]] = {}
-    for report in reports:
+    for each in outlines:
         entry = lessons.setdefault(
-            str(report["lesson"]), {"submissions": 0, "full_marks": 0, "scores": []}
+            str(each.lesson), {"submissions": 0, "full_marks": 0, "scores": []}
         )
         entry["submissions"] += 1
-        entry["scores"].append(report["score"])
-        if report["status"] == "graded" and report["score"] == report["max_score"]:
+        entry["scores"].append(each.score)
+        if each.status == "graded" and each.score == each.max_score:
             entry["full_marks"] += 1
     for entry in lessons.values():
         scores = entry.pop("scores")
         entry["mean_score"] = round(sum(scores) / len(scores), 3)
     return {
-        "submissions": len(reports),
-        "statuses": dict(Counter(str(r["status"]) for r in reports)),
+        "submissions": len(outlines),
+        "statuses": dict(Counter(each.status for each in outlines)),
         "lessons": lessons,
         "duration_s": round(duration_s, 3),
     }

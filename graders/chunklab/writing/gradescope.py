@@ -15,6 +15,7 @@ from typing import Any
 from chunklab.authoring.lesson_source import RuleGroup, Rules, read_lesson_text
 from chunklab.authoring.rule_list import LEFTOVER_TITLE
 from chunklab.errors import ChunklabError
+from chunklab.scoring.report import DURATION_DIGITS, GradeReport
 
 HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
 STDOUT_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -48,61 +49,63 @@ def group_of(rule: str, groups: tuple[RuleGroup, ...]) -> tuple[int, str]:
     return len(groups) + 1, LEFTOVER_TITLE
 
 
-def top_output(report: dict[str, Any]) -> str:
+def top_output(report: GradeReport) -> str:
     lines = []
-    if report["status"] != "graded":
+    if report.status != "graded":
         lines.append("Your submission could not be graded, so it scores 0:")
-    lines += [problem["message"] for problem in report["errors"]]
-    if report.get("warnings"):
+    lines += [problem.message for problem in report.errors]
+    if report.warnings:
         lines.append("Notes on your submission (it was graded anyway):")
-        lines += [problem["message"] for problem in report["warnings"]]
+        lines += [problem.message for problem in report.warnings]
     return "\n".join(lines)
 
 
-def gradescope_tests(report: dict[str, Any], options: GradescopeOptions) -> list[dict[str, Any]]:
-    groups = rule_groups(report.get("lesson"))
+def gradescope_tests(report: GradeReport, options: GradescopeOptions) -> list[dict[str, Any]]:
+    groups = rule_groups(report.lesson)
     counted: dict[int, int] = {}
     tests = []
-    for test in report["tests"]:
-        rule = test["rule"] or test["name"]
+    for test in report.tests:
+        rule = test.rule or test.name
         group_number, title = group_of(rule, groups)
         counted[group_number] = counted.get(group_number, 0) + 1
-        visible = test["visibility"] == "visible"
         tests.append(
             {
                 "name": rule,
                 "name_format": "text",
                 "number": f"{group_number}.{counted[group_number]}",
-                "score": test["score"],
-                "max_score": test["max_score"],
-                "status": "passed" if test["outcome"] == "passed" else "failed",
-                "output": test["feedback"],
+                "score": test.score,
+                "max_score": test.max_score,
+                "status": "passed" if test.outcome == "passed" else "failed",
+                "output": test.feedback,
                 "output_format": "text",
                 "tags": [title],
-                "visibility": "visible" if visible else options.hidden_visibility,
+                "visibility": "visible"
+                if test.visibility == "visible"
+                else options.hidden_visibility,
             }
         )
     return tests
 
 
 def gradescope_results(
-    report: dict[str, Any],
+    report: GradeReport,
     options: GradescopeOptions = GradescopeOptions(),
     extra_data: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """Gradescope's `results.json` data for a report (hidden feedback already applied)."""
     return {
-        "score": report["score"],
-        "execution_time": report["duration_s"],
+        "score": report.score,
+        "execution_time": round(report.duration_s, DURATION_DIGITS),
         "output": top_output(report),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": options.stdout_visibility,
         "extra_data": {
-            "student": report.get("student", ""),
-            "lesson": report["lesson"],
-            "submission": report["submission"],
-            "status": report["status"],
-            "max_score": report["max_score"],
+            "student": report.student,
+            "lesson": report.lesson,
+            "submission": report.submission,
+            "status": report.status,
+            "max_score": report.max_score,
             **(extra_data or {}),
         },
         "tests": gradescope_tests(report, options),

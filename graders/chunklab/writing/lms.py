@@ -18,7 +18,6 @@ from chunklab.writing.csv_file import csv_text
 from chunklab.writing.gradebook import Entry, by_student, lessons_of, number
 from chunklab.writing.roster import CANVAS_POINTS_ROW, Roster, RosterStudent
 
-LMS_CHOICES = ("canvas", "moodle")
 CANVAS_ID_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_ID_COLUMNS = ("First name", "Last name", "ID number", "Email address", "Username")
 

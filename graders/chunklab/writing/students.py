@@ -6,25 +6,24 @@ import hashlib
 import re
 from collections.abc import Iterable
 from pathlib import PurePath
-from typing import Any
 
 from chunklab.reading.read import SUBMISSION_SUFFIXES
 from chunklab.reading.student import name_beside_lesson
+from chunklab.scoring.report import GradeReport
 
 # Long enough to read, short enough for every file system once the suffix is added.
 PAGE_NAME_LIMIT = 60
 
 
-def student_of(report: dict[str, Any]) -> str:
+def student_of(report: GradeReport) -> str:
     """The report's `student`, or the one its submission path names.
 
     A student folder is named for the student; a file is named for the student
     and the lesson (`alice_char_chunk.py` is alice's).
     """
-    named = report.get("student")
-    if isinstance(named, str) and named:
-        return named
-    path = PurePath(str(report.get("submission") or "submission").replace("\\", "/"))
+    if report.student:
+        return report.student
+    path = PurePath((report.submission or "submission").replace("\\", "/"))
     if path.suffix not in SUBMISSION_SUFFIXES:
         return path.name or str(path)
     return name_beside_lesson(path.name) or path.stem

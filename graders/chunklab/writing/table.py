@@ -3,48 +3,66 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from chunklab.sandbox.zygote import GAPS
+from chunklab.scoring.report import GradeReport, Isolation
 from chunklab.writing.inert import terminal_safe
 
-OUTLINE_KEYS = ("submission", "lesson", "score", "max_score", "status")
 # A submission's path in the table is cut in the middle beyond this, keeping its end.
 SUBMISSION_COLUMN = 60
 
 
-def outline(report: dict[str, Any]) -> dict[str, Any]:
-    """What the table, the gradebook and the summary need of a report.
+@dataclass(frozen=True)
+class Outline:
+    """A table row: what the table and the summary need of a report (or of a missing one).
 
     A class's full reports are written out as they come; only their outlines
     are kept, so grading a large class does not hold every report in memory.
     """
+
+    submission: str
+    lesson: str | None
+    score: float
+    max_score: float
+    status: str  # a report's status, or "missing" for a roster's student with no submission
+    note: str
+    isolation: Isolation = ""
+    isolation_gaps: tuple[str, ...] = ()
+
+
+def outline(report: GradeReport) -> Outline:
     note = ""
-    if report["errors"]:
-        note = report["errors"][0]["message"]
+    if report.errors:
+        note = report.errors[0].message
     else:
-        broken = [t["rule"] for t in report["tests"] if t["outcome"] != "passed"]
+        broken = [t.rule for t in report.tests if t.outcome != "passed"]
         if broken:
             note = f"{len(broken)} rule(s) broken, first: {broken[0]}"
-    return {
-        **{key: report[key] for key in OUTLINE_KEYS},
-        "note": shorten(note, 70),
-        "isolation": report.get("isolation", ""),
-        "isolation_gaps": list(report.get("isolation_gaps", [])),
-    }
+    return Outline(
+        submission=report.submission,
+        lesson=report.lesson,
+        score=report.score,
+        max_score=report.max_score,
+        status=report.status,
+        note=shorten(note, 70),
+        isolation=report.isolation,
+        isolation_gaps=report.isolation_gaps,
+    )
 
 
-def results_table(outlines: Sequence[dict[str, Any]]) -> str:
+def results_table(outlines: Sequence[Outline]) -> str:
     """The table a person reads; what a submission brings is shown escaped, never run."""
     rows = [("submission", "lesson", "score", "status", "note")]
     for each in outlines:
         rows.append(
             (
-                shorten_middle(terminal_safe(each["submission"]), SUBMISSION_COLUMN),
-                terminal_safe(str(each["lesson"] or "?")),
-                f"{each['score']:g}/{each['max_score']:g}",
-                terminal_safe(each["status"]),
-                terminal_safe(each["note"]),
+                shorten_middle(terminal_safe(each.submission), SUBMISSION_COLUMN),
+                terminal_safe(str(each.lesson or "?")),
+                f"{each.score:g}/{each.max_score:g}",
+                terminal_safe(each.status),
+                terminal_safe(each.note),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
@@ -57,10 +75,10 @@ def results_table(outlines: Sequence[dict[str, Any]]) -> str:
     return "\n".join(line.rstrip() for line in lines) + "\n" + isolation_note(outlines)
 
 
-def isolation_note(outlines: Sequence[dict[str, Any]]) -> str:
+def isolation_note(outlines: Sequence[Outline]) -> str:
     """Below the table, where the sandbox was weaker than the README's strongest promise."""
-    modes = sorted({each.get("isolation", "") for each in outlines} - {""})
-    gaps = sorted({gap for each in outlines for gap in each.get("isolation_gaps", [])})
+    modes = sorted({each.isolation for each in outlines} - {""})
+    gaps = sorted({gap for each in outlines for gap in each.isolation_gaps})
     if modes in ([], ["namespaces"]) and not gaps:
         return ""
     lines = [f"sandbox: {', '.join(modes) or 'none'} isolation"]

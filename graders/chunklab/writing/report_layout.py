@@ -1,0 +1,27 @@
+"""A report as the files and lines of a run show it: hidden tests as the instructor chose,
+in chunklab's own shape or Gradescope's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
+from chunklab.scoring.feedback_policy import with_hidden_feedback
+from chunklab.scoring.report import GradeReport
+from chunklab.writing.gradescope import GradescopeOptions, gradescope_results
+
+
+@dataclass(frozen=True)
+class ReportLayout:
+    output_format: str = "json"  # or "gradescope"
+    hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK
+    gradescope: GradescopeOptions = GradescopeOptions()
+
+    def data(self, report: GradeReport) -> dict[str, Any]:
+        """The JSON data written for the report."""
+        # What students may see of hidden tests, in every output that carries tests.
+        shown = with_hidden_feedback(report, self.hidden_feedback)
+        if self.output_format == "gradescope":
+            return gradescope_results(shown, self.gradescope)
+        return shown.to_json()
