@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import select
 import signal
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -68,3 +69,16 @@ def test_closing_the_zygote_ends_its_spare():
         spare = zygote.spare.result()
         assert alive(spare.pid)
     assert not alive(spare.pid)
+
+
+def test_a_spare_keeps_no_thread_running(zygote):
+    # A process that forks grading processes forks only while it runs no other thread.
+    before = set(threading.enumerate())
+    zygote.spawn().kill()
+    zygote.spawn().kill()
+    assert zygote.spare is not None
+    zygote.spare.result()
+    for thread in set(threading.enumerate()) - before:
+        if thread.name == "chunklab-spare":
+            thread.join(5)
+    assert set(threading.enumerate()) - before == set()

@@ -74,8 +74,9 @@ class WorkerProcess:
         self.process_group = process_group
         self.work_dir = work_dir
         self.pidfd = open_pidfd(pid)
+        # Drained from `start_output` on: a spare worker, made ahead and printing nothing,
+        # keeps no thread running in the grading process.
         self.output = OutputCollector(output, output_limit)
-        self.output.start()
         self.buffer = bytearray()
         self.scanned = 0  # how much of the buffer holds no line end
         self.budget = AnswerBudget()
@@ -89,6 +90,11 @@ class WorkerProcess:
         self.readable.register(answers, select.POLLIN)
         self.proc_files: ProcFiles | None = None
         self.watch: CallWatch | None = None
+
+    def start_output(self) -> None:
+        """Start collecting what the worker prints: it is about to run a submission."""
+        if self.output.ident is None:
+            self.output.start()
 
     def watch_next(
         self, limit: CallLimit | Callable[[], CallLimit], *, from_start: bool = False
@@ -239,7 +245,11 @@ class WorkerProcess:
             os.close(self.pidfd)
         if self.proc_files is not None:
             self.proc_files.close()
-        self.output.join(timeout=2)
+        if self.output.ident is None:
+            with contextlib.suppress(OSError):
+                os.close(self.output.fd)
+        else:
+            self.output.join(timeout=2)
         if self.work_dir is not None:
             shutil.rmtree(self.work_dir, ignore_errors=True)
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -132,7 +132,6 @@ class Zygote:
         # submissions would otherwise wait once per submission.
         self.spawned = 0
         self.spare: Future[WorkerProcess] | None = None
-        self.spare_maker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chunklab-spare")
         # The control socket carries one exchange at a time.
         self.control_lock = threading.Lock()
 
@@ -177,13 +176,31 @@ class Zygote:
             worker = self._new_worker()
         self.spawned += 1
         if self.spawned > 1:
-            self.spare = self.spare_maker.submit(self._new_worker)
+            self.spare = self._make_spare()
         # In its groups now: the worker may root its cgroup namespace there (zygote_main).
         # Only now does it take the workers' user id, so a spare counts toward no
         # worker's process limit.
+        worker.start_output()
         with contextlib.suppress(OSError):
             os.write(worker.requests, WORKER_GO)
         return worker
+
+    def _make_spare(self) -> Future[WorkerProcess]:
+        """The next worker, made on a thread that ends as soon as it is made.
+
+        No thread outlives its spare: a process that forks grading processes
+        forks only while it runs no other thread (see `batch.start_method`).
+        """
+        spare: Future[WorkerProcess] = Future()
+
+        def make() -> None:
+            try:
+                spare.set_result(self._new_worker())
+            except BaseException as error:  # handed to whoever claims the spare
+                spare.set_exception(error)
+
+        threading.Thread(target=make, name="chunklab-spare", daemon=True).start()
+        return spare
 
     def _claimed(self, spare: Future[WorkerProcess]) -> WorkerProcess | None:
         """The spare worker, if it was made and is still waiting for its first request."""
@@ -256,7 +273,6 @@ class Zygote:
         if spare is not None:
             with contextlib.suppress(SandboxStartError):
                 spare.result().kill()
-        self.spare_maker.shutdown(wait=True)
         try:
             self.control.close()
             self.reader.close()
