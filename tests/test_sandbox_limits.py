@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,7 +28,7 @@ from chunklab.sandbox.answer_budget import (
     decoded_estimate,
 )
 from chunklab.sandbox.backend import SandboxBackend
-from chunklab.sandbox.cgroups import MB, MemoryGroups, candidate_folders
+from chunklab.sandbox.cgroups import MB, MemoryGroups, candidate_folders, remove_left_behind
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 
@@ -299,3 +301,20 @@ def test_a_submission_cannot_leave_the_cpus_of_its_grading_process():
     # Asking for every CPU still leaves the worker and its children on that one.
     assert mine == [pinned_to]
     assert child == pinned_to + 10
+
+
+def test_folders_of_graders_that_ended_are_removed_and_others_kept(tmp_path):
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    gone = tmp_path / f"chunklab-{ended.stdout.strip()}-1"
+    running = tmp_path / f"chunklab-{os.getpid()}-2"
+    other = tmp_path / "someone-else"
+    for folder in (gone / "worker-1", gone / "worker-2", running / "worker-1", other):
+        folder.mkdir(parents=True)
+    remove_left_behind(tmp_path, 2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([running.name, other.name])
+    assert (running / "worker-1").is_dir()

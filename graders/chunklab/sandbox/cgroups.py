@@ -123,6 +123,7 @@ class WorkerGroups:
             # Only a cgroup that holds no process itself may give its children a
             # controller; the grader does not move itself to make it so.
             raise OSError(f"the {cls.CONTROLLER} controller is not delegated here")
+        remove_left_behind(parent, version)
         folder = parent / f"chunklab-{os.getpid()}-{time.monotonic_ns()}"
         folder.mkdir(mode=0o755)
         groups = cls(version, folder, **settings)
@@ -238,6 +239,34 @@ class WorkerGroup:
             time.sleep(0.001)
         with contextlib.suppress(OSError):
             self.folder.rmdir()
+
+
+def remove_left_behind(parent: Path, version: int) -> None:
+    """Remove the folders of graders that ended without removing theirs (killed, say).
+
+    A folder is named after its grader's pid: one whose pid no longer runs is
+    ended group by group (any process left in it is killed), then removed.
+    """
+    with contextlib.suppress(OSError):
+        for folder in parent.glob("chunklab-*-*"):
+            pid = folder.name.split("-")[1]
+            if not pid.isdigit() or pid_runs(int(pid)):
+                continue
+            with contextlib.suppress(OSError):
+                for child in folder.iterdir():
+                    if child.is_dir():
+                        WorkerGroup(version, child).end()
+                folder.rmdir()
+
+
+def pid_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it runs, as someone else
+    return True
 
 
 def read_words(path: Path) -> list[str]:
