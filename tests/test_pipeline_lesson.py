@@ -17,7 +17,7 @@ from chunklab.running.pytest_run import run_suite
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.scoring.report import TestOutcome
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
-from chunklab.suites.chunking_pipeline.test_hidden import reference_chunks
+from chunklab.suites.chunking_pipeline.test_hidden import LONG_SETTINGS, reference_chunks
 from chunklab.suites.chunking_pipeline.test_visible import keep_all
 from chunklab.suites.long_texts import long_text
 
@@ -117,5 +117,5 @@ def test_the_reference_chunks_of_the_long_document_follow_the_cutting_rules():
     # The long-document check passes an answer equal to the reference's without
     # looking at it again: that answer must itself follow every cutting rule.
     text = long_text(1_000_000)
-    chunks = reference_chunks(REFERENCE, 25, 2, text)
-    assert check_cuts(keep_all(REFERENCE, 25, 2), text, chunks) == chunks
+    chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
+    assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, chunks) == chunks
