@@ -177,6 +177,9 @@ def test_memory_that_keeps_growing_towards_the_limit_is_stopped_before_it():
     with pytest.raises(Verdict, match="kept taking more memory") as stopped:
         grow([10.0 + 40 * n for n in range(11)])
     assert "512 MB" in str(stopped.value)
+    # Both kinds of code that grow this way are named: a loop and a copying recursion.
+    assert "a loop that keeps adding to a list" in str(stopped.value)
+    assert "calls itself on a copy of the rest of the text" in str(stopped.value)
 
 
 def test_memory_that_grows_then_stops_is_not_stopped():

@@ -174,7 +174,8 @@ class CallWatch:
             raise Verdict(
                 f"Your code kept taking more memory ({size:.0f} MB, growing by "
                 f"{rate:.0f} MB a second) and would have run out of its {limit} MB before "
-                "its time was up: look for a loop that keeps adding to a list."
+                "its time was up: look for a loop that keeps adding to a list, or for a "
+                "function that calls itself on a copy of the rest of the text."
             )
 
 
