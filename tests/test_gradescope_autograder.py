@@ -46,7 +46,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cwd = Path.cwd()
     os.chdir(KIT_ROOT)
     try:
-        assert main(["gradescope", LESSON, str(archive), "--stdout-visibility", "hidden"]) == 0
+        # A relative destination, as the README's example gives it.
+        relative = os.path.relpath(archive, KIT_ROOT)
+        assert main(["gradescope", LESSON, relative, "--stdout-visibility", "hidden"]) == 0
     finally:
         os.chdir(cwd)
     with zipfile.ZipFile(archive) as opened:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -143,3 +144,5 @@ def test_a_run_without_resume_starts_the_index_afresh(chunklab, tmp_path, three)
     chunklab("grade", "--jobs", "1", "--out", out, three)
     lines = (out / INDEX_NAME).read_text().splitlines()
     assert [json.loads(line)["report"]["student"] for line in lines] == ["a", "b", "c"]
+    # It holds grades, as the other output files do: the grading user's alone.
+    assert stat.S_IMODE((out / INDEX_NAME).stat().st_mode) == 0o600

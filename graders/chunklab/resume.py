@@ -117,7 +117,9 @@ class ResumeIndex:
     def record(self, key: ResumeKey, report: GradeReport) -> None:
         if self.stream is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.stream = self.path.open("a", encoding="utf-8")
+            # Grades: readable by the grading user alone, as every output file.
+            handle = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self.stream = os.fdopen(handle, "a", encoding="utf-8")
         line = json_line({"key": key.to_json(), "report": report.to_json()})
         self.stream.write(line + "\n")
         self.stream.flush()

@@ -50,7 +50,17 @@ def build_wheel(kit: Kit, dest: Path) -> Path:
             kit.root / "graders", source / "graders", ignore=shutil.ignore_patterns(*LEFT_OUT)
         )
         done = subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dest), "."],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--quiet",
+                "-w",
+                str(dest.absolute()),
+                ".",
+            ],
             cwd=source,
             capture_output=True,
             text=True,
@@ -59,8 +69,13 @@ def build_wheel(kit: Kit, dest: Path) -> Path:
             raise WheelBuildError(
                 "pip could not build the kit's wheel:\n" + (done.stderr or done.stdout)[-2000:]
             )
-    [wheel] = sorted(dest.glob("chunklab-*.whl"))
-    return wheel
+    wheels = sorted(dest.glob("chunklab-*.whl"))
+    if len(wheels) != 1:
+        raise WheelBuildError(
+            f"pip reported success but left {len(wheels)} chunklab wheels in {dest}:\n"
+            + (done.stderr or done.stdout)[-2000:]
+        )
+    return wheels[0]
 
 
 def add_file(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
@@ -73,6 +88,8 @@ def add_file(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool 
 
 def build_autograder(kit: Kit, lesson: Lesson, zip_path: Path, options: GradescopeOptions) -> None:
     """Write the autograder zip; written beside its destination, then moved into place."""
+    # pip builds the wheel from a copy of the kit, in another folder: paths must not be relative.
+    zip_path = zip_path.absolute()
     for path in (kit.solution(lesson), kit.exercise(lesson)):
         if not path.is_file():
             raise KitLayoutError(f"cannot build the autograder: {path} is missing")

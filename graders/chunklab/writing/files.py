@@ -7,7 +7,6 @@ import os
 import re
 import tempfile
 import unicodedata
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +21,7 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        # A temporary file is private; the finished one is made as any other file here.
-        os.fchmod(handle, 0o666 & ~process_umask())
+        # Made private (mode 0600) by mkstemp, and kept so: output files hold grades.
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             # Whatever a submission brought (its file name in a CSV cell, for one) is inert.
             stream.write(inert_text(text))
@@ -33,14 +31,6 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-@cache
-def process_umask() -> int:
-    """The file mode bits this process leaves out of the files it makes (read once)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def write_json(path: Path, data: Any) -> None:
