@@ -111,7 +111,10 @@ def test_four_submissions_each_get_a_valid_results_json(installed, gradescope_sc
     metadata = {"id": 987654, "users": [{"name": "Ada L", "email": "ada@uni.example", "id": 5}]}
     correct = run_autograder(installed, {"my_answer.py": CORRECT}, metadata)
     notebook = run_autograder(installed, {"homework.ipynb": buggy_notebook()})
-    both = run_autograder(installed, {f"{LESSON}.py": CORRECT, f"{LESSON}.ipynb": buggy_notebook()})
+    both = run_autograder(
+        installed,
+        {f"{LESSON}.py": CORRECT, f"{LESSON}.ipynb": buggy_notebook(), "notes.py": "x = 1\n"},
+    )
     broken = run_autograder(installed, {"char_chunk.py": "def chunk(text, size, overlap)\n"})
     for results in (correct, notebook, both, broken):
         jsonschema.validate(results, gradescope_schema)
@@ -138,7 +141,7 @@ def test_four_submissions_each_get_a_valid_results_json(installed, gradescope_sc
 
     assert both["score"] == full_marks(both)
     assert both["output"].startswith(
-        f"Graded {LESSON}.py as the lesson {LESSON}. Not graded: {LESSON}.ipynb."
+        f"Graded {LESSON}.py as the lesson {LESSON}. Not graded: {LESSON}.ipynb, notes.py."
     )
 
     assert broken["score"] == 0

@@ -270,6 +270,17 @@ def test_check_of_a_missing_file_is_a_message(chunklab, tmp_path: Path) -> None:
     assert "Traceback" not in result.stdout + result.stderr
 
 
+def test_check_of_a_file_of_no_known_lesson_says_how_to_name_it(chunklab, tmp_path: Path) -> None:
+    homework = tmp_path / "my_homework.py"
+    homework.write_text("def f():\n    return 1\n")
+    result = chunklab("check", homework)
+    told = result.stdout + result.stderr
+    assert result.exit_code != 0
+    assert f"give the lesson first: chunklab check LESSON {homework}" in told
+    # `check` takes the lesson as its first argument; it has no --lesson option.
+    assert "--lesson" not in told
+
+
 def test_check_without_a_file_looks_in_the_current_folder(
     chunklab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

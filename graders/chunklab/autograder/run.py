@@ -119,8 +119,14 @@ def graded_note(report: GradeReport, root: Path, setup: AutograderSetup) -> str:
     folder = root / "submission"
     if not folder.is_dir() or report.submission.startswith("("):
         return ""
-    names = [p.relative_to(folder).as_posix() for p in pick_file(folder, setup.lesson)]
-    others = [name for name in names if name != report.submission]
+    # Every other .py file and notebook handed in: the student sees which one counted.
+    others = sorted(
+        entry.name
+        for entry in os.scandir(folder)
+        if entry.name.endswith((".py", ".ipynb"))
+        and entry.is_file(follow_symlinks=False)
+        and entry.name != report.submission
+    )
     note = f"Graded {report.submission} as the lesson {setup.lesson.id}."
     if others:
         note += f" Not graded: {', '.join(others)}."

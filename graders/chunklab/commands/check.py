@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from chunklab.errors import SubmissionError, UsageError
+from chunklab.errors import LessonNotFoundError, SubmissionError, UsageError
 from chunklab.lessons import Lesson, get_lesson
 from chunklab.reading.read import read_submission
 from chunklab.reading.source import SubmissionSource
@@ -80,6 +80,12 @@ def lesson_of(file: Path) -> Lesson:
         return get_lesson(named)
     try:
         return read_submission(file).lesson
+    except LessonNotFoundError:
+        # The grader's message speaks of `grade --lesson`; here the lesson comes first.
+        raise UsageError(
+            f"cannot tell which lesson {file.name} is for; name the file after its lesson "
+            f"(e.g. char_chunk.py) or give the lesson first: chunklab check LESSON {file}"
+        ) from None
     except SubmissionError as error:
         raise UsageError(
             f"{error} (or give the lesson first: chunklab check LESSON {file})"
