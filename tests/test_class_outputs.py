@@ -128,7 +128,8 @@ def test_every_class_file_is_written(graded_samples):
 def test_report_cards_and_histogram_match_the_reports(graded_samples):
     out, reports = graded_samples
     page = read_page(out / "report.html")
-    for lesson in LESSON_IDS:
+    # Every lesson of the sample class (a lesson without a sample has no card to check).
+    for lesson in sorted({r["lesson"] for r in reports if r["lesson"] in LESSON_IDS}):
         mine = [r for r in reports if r["lesson"] == lesson]
         cards = {label: value for h2, label, value in page.cards if lesson in h2}
         mean = sum(r["score"] for r in mine) / len(mine)
