@@ -19,7 +19,7 @@ import pytest
 from chunklab import __version__
 from chunklab.authoring.bundle import pyproject_text
 from chunklab.cli import main
-from chunklab.commands.grade import JsonLinesOut
+from chunklab.commands.grade import ClassSettings, JsonLinesOut, tell
 from chunklab.kit import Kit
 from chunklab.scoring.report import GradeReport
 from chunklab.writing.inert import json_line
@@ -196,3 +196,11 @@ def test_json_lines_come_in_input_order_and_an_interruption_prints_what_was_grad
     closed.add(0, report_of("a"))
     closed.print_ready()
     assert not closed.enabled
+
+
+def test_a_run_that_wrote_no_report_does_not_say_it_did(tmp_path, capsys):
+    settings = ClassSettings(tmp_path, None, None, None, None)  # type: ignore[arg-type]
+    tell([], [], ["gradebook.csv", "summary.json"], [], settings, quiet=False)
+    told = capsys.readouterr().err
+    assert f"wrote gradebook.csv, summary.json to {tmp_path}" in told
+    assert "reports" not in told

@@ -402,8 +402,6 @@ def tell(
                 file=sys.stderr,
             )
     if written and settings.out_dir is not None and not quiet:
-        print(
-            f"wrote the reports to {settings.out_dir / 'submissions'} and "
-            f"{', '.join(written)} to {settings.out_dir}",
-            file=sys.stderr,
-        )
+        # A run stopped before any report came back wrote none: it says so by leaving them out.
+        reports = f"the reports to {settings.out_dir / 'submissions'} and " if outlines else ""
+        print(f"wrote {reports}{', '.join(written)} to {settings.out_dir}", file=sys.stderr)
