@@ -92,6 +92,13 @@ def test_summary_counts_statuses_and_lessons():
     assert totals["lessons"]["char_chunk"] == {"submissions": 2, "full_marks": 0, "mean_score": 0.5}
 
 
+def test_a_submission_of_no_known_lesson_is_counted_under_a_name_that_says_so():
+    unknown = replace(ROW, submission="notes.py", lesson=None, status="error", score=0.0)
+    totals = summary([ROW, unknown], 1.0)
+    assert sorted(totals["lessons"]) == ["(unknown)", "char_chunk"]
+    assert totals["lessons"]["(unknown)"]["submissions"] == 1
+
+
 def test_gradebook_rows_hold_student_percent_and_first_error():
     error = replace(
         REPORT,

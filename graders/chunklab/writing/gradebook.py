@@ -157,12 +157,16 @@ def rules_csv(entries: Sequence[Entry]) -> str:
     )
 
 
+# The key of submissions whose lesson could not be told (no lesson id has brackets).
+UNKNOWN_LESSON = "(unknown)"
+
+
 def summary(outlines: Sequence[Outline], duration_s: float) -> dict[str, Any]:
     """`summary.json`: submissions by status and, per lesson, full marks and the mean score."""
     lessons: dict[str, dict[str, Any]] = {}
     for each in outlines:
         entry = lessons.setdefault(
-            str(each.lesson), {"submissions": 0, "full_marks": 0, "scores": []}
+            each.lesson or UNKNOWN_LESSON, {"submissions": 0, "full_marks": 0, "scores": []}
         )
         entry["submissions"] += 1
         entry["scores"].append(each.score)
