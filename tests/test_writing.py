@@ -198,3 +198,10 @@ def test_written_files_are_private_whatever_the_umask(tmp_path, umask):
     )
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert json.loads(target.read_text()) == {"a": 1}
+
+
+def test_the_table_note_counts_rules_not_the_tests_that_check_them():
+    public = TestOutcome("t3", "Rule two.", 1.0, "failed", "visible", "Input: z")
+    other = TestOutcome("t4", "Rule three.", 1.0, "timeout", "hidden")
+    report = replace(REPORT, tests=(*REPORT.tests, public, other))
+    assert outline(report).note == "2 rule(s) broken, first: Rule two."
