@@ -208,25 +208,41 @@ def expected_answer_bytes(expected: Any) -> bytes:
 EXPECTED_ANSWERS: dict[int, tuple[Any, bytes]] = {}
 
 
-class FunctionProxy:
-    def __init__(self, proxy: Calls, name: str) -> None:
-        self._proxy = proxy
-        self.__name__ = name
+class CallProxy:
+    """A function or method living in the worker: calling it makes a request."""
+
+    __name__: str
+
+    def _calls(self) -> Calls:
+        raise NotImplementedError
+
+    def _message(self, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        answer = self._proxy._send(call_message("call", self.__name__, args, kwargs))
-        return answer_value(answer)
+        return answer_value(self._calls()._send(self._message(args, kwargs)))
 
     def expecting(self, expected: Any) -> Callable[..., Any]:
-        """This function, called so that an answer equal to `expected` need not cross."""
+        """This function or method, called so that an answer equal to `expected` need not cross."""
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            message = call_message("call", self.__name__, args, kwargs)
-            return value_expecting(self._proxy._send, message, expected)
+            return value_expecting(self._calls()._send, self._message(args, kwargs), expected)
 
         call.__name__ = self.__name__
         call.__wrapped__ = self  # type: ignore[attr-defined]  # feedback reaches the backend
         return call
+
+
+class FunctionProxy(CallProxy):
+    def __init__(self, proxy: Calls, name: str) -> None:
+        self._proxy = proxy
+        self.__name__ = name
+
+    def _calls(self) -> Calls:
+        return self._proxy
+
+    def _message(self, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return call_message("call", self.__name__, args, kwargs)
 
 
 class ClassProxy:
@@ -257,27 +273,16 @@ class InstanceProxy:
         return f"<{self._class_name} instance>"
 
 
-class MethodProxy:
+class MethodProxy(CallProxy):
     def __init__(self, instance: InstanceProxy, name: str) -> None:
         self._instance = instance
         self.__name__ = name
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return answer_value(self._instance._proxy._send(self._message(args, kwargs)))
+    def _calls(self) -> Calls:
+        return self._instance._proxy
 
     def _message(self, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
         return call_message("method", self.__name__, args, kwargs, self._instance._handle)
-
-    def expecting(self, expected: Any) -> Callable[..., Any]:
-        """This method, called so that an answer equal to `expected` need not cross."""
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            message = self._message(args, kwargs)
-            return value_expecting(self._instance._proxy._send, message, expected)
-
-        call.__name__ = self.__name__
-        call.__wrapped__ = self  # type: ignore[attr-defined]  # feedback reaches the backend
-        return call
 
 
 class CallsAhead(Calls):

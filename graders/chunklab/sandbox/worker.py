@@ -25,7 +25,7 @@ from chunklab.sandbox.answer_budget import (
     decode_answer,
 )
 from chunklab.sandbox.call_watch import CallLimit, CallWatch, ProcFiles, Verdict
-from chunklab.sandbox.cgroups import WorkerGroup
+from chunklab.sandbox.cgroups import WorkerGroup, pid_runs
 
 # A keyed BLAKE2b digest as the worker writes it (64 bytes, in hex).
 DIGEST = re.compile("[0-9a-f]{128}")
@@ -213,13 +213,7 @@ class WorkerProcess:
         if not self.alive:
             return True  # ended by the grader
         if self.pidfd is None:
-            try:
-                os.kill(self.pid, 0)
-            except ProcessLookupError:
-                return True
-            except OSError:
-                return False
-            return False
+            return not pid_runs(self.pid)
         return bool(select.select([self.pidfd], [], [], 0)[0])
 
     def printed(self) -> str:
