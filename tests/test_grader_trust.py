@@ -46,7 +46,10 @@ def test_a_text_normalised_first_breaks_the_every_character_counts_rule():
     assert failure_of(test, proxy, "char_chunk") == (
         "Input: chunk('Cafe\u0301 au lait', 5, 1)\n"
         "Expected: ['Cafe\u0301', '\u0301 au ', ' lait']\n"
-        "Got: ['Caf\u00e9 ', ' au l', 'lait']"
+        "Got: ['Caf\u00e9 ', ' au l', 'lait']\n"
+        # The two chunks look alike, so the first character that differs is named.
+        "At character 3 of chunk 0 there is U+00E9 (LATIN SMALL LETTER E WITH ACUTE), "
+        "where U+0065 (LATIN SMALL LETTER E) was expected."
     )
 
 
@@ -236,4 +239,106 @@ def test_a_sentence_check_says_when_its_window_has_no_usable_sentence_end():
     assert said == (
         "at a usable whitespace, as its window has no usable sentence end "
         "(which whitespace is a rule of its own, checked apart)"
+    )
+
+
+# --- Each known mistake fails the check of the rule it breaks ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lesson", "name", "test_name", "input_shown"),
+    [
+        # Invisible characters count as they are, and nothing is removed.
+        (
+            "char_chunk",
+            "drops_zero_width_characters.py",
+            "test_whitespace_and_accents_are_ordinary_characters",
+            "chunk('\\ufeffab\\u200bcd\\u200d\\xad', 2, 0)",
+        ),
+        # The same text with other settings, one call after another.
+        (
+            "char_chunk",
+            "remembers_the_last_text.py",
+            "test_windows_move_forward_on_other_texts",
+            "chunk('mississippi', 3, 1)",
+        ),
+        # Only whitespace separates words: not hyphens, dashes or slashes.
+        (
+            "word_chunk",
+            "hyphens_and_slashes_separate_words.py",
+            "test_punctuation_and_capital_letters_are_kept",
+            "solve('a well-known fact and/or a\u2014b', 2, 1)",
+        ),
+        (
+            "word_chunk",
+            "strips_the_byte_order_mark.py",
+            "test_punctuation_and_capital_letters_are_kept",
+            "solve('\\ufeffCafe\u0301 zero\\u200bwidth soft\\xadhyphen end', 2, 0)",
+        ),
+        (
+            "word_chunk",
+            "remembers_the_last_text.py",
+            "test_word_windows_on_other_texts",
+            "solve('a b c d e f g', 3, 1)",
+        ),
+    ],
+)
+def test_a_mistake_fails_the_check_of_the_rule_it_breaks_on_the_input_shown(
+    lesson, name, test_name, input_shown
+):
+    test = grader_tests(lesson, "hidden")[test_name]
+    run_test(test, proxy_for(reference(lesson))[0], lesson)
+    proxy, _ = proxy_for(mistake(lesson, name))
+    assert failure_of(test, proxy, lesson).startswith(f"Input: {input_shown}\n")
+
+
+@pytest.mark.parametrize(
+    ("name", "test_name"),
+    [
+        ("other_scripts_marks_end_sentences.py", "test_sentence_ends_next_to_other_punctuation"),
+        ("batch_skips_repeated_ids.py", "test_batch_is_flat_and_in_order_other_documents"),
+        ("settings_in_another_order.py", "test_defaults"),
+        ("ascii_control_separators_not_whitespace.py", "test_any_whitespace_separates_words"),
+        ("long_blank_body_gives_nothing.py", "test_whitespace_only_body"),
+        ("chunk_index_continues_across_documents.py", "test_chunk_index_after_dropping"),
+    ],
+)
+def test_a_pipeline_mistake_fails_the_check_of_the_rule_it_breaks(name, test_name):
+    test = grader_tests("chunking_pipeline", "hidden")[test_name]
+    run_test(test, proxy_for(reference("chunking_pipeline"))[0], "chunking_pipeline")
+    proxy, _ = proxy_for(mistake("chunking_pipeline", name))
+    assert failure_of(test, proxy, "chunking_pipeline").startswith("Input: ")
+
+
+def test_a_batch_is_judged_on_what_it_puts_together_not_on_earlier_calls():
+    # This mistake's batch is right: only process_document, called again on the same
+    # pipeline, counts on from the last document. The batch checks must not blame it.
+    proxy, _ = proxy_for(mistake("chunking_pipeline", "chunk_index_continues_across_documents.py"))
+    for visibility, test_name in (
+        ("visible", "test_batch_is_flat_and_in_order"),
+        ("hidden", "test_batch_is_flat_and_in_order_other_documents"),
+        ("hidden", "test_batch_counts_index_per_document"),
+    ):
+        test = grader_tests("chunking_pipeline", visibility)[test_name]
+        run_test(test, proxy, "chunking_pipeline")
+
+
+def test_a_nested_batch_is_told_to_be_one_flat_list():
+    test = grader_tests("chunking_pipeline", "visible")["test_batch_is_flat_and_in_order"]
+    proxy, _ = proxy_for(mistake("chunking_pipeline", "batch_returns_nested_lists.py"))
+    message = failure_of(test, proxy, "chunking_pipeline")
+    assert "Expected: one flat list of chunk dicts, but item 0 is itself a list" in message
+    assert "OrderedDict" not in message
+
+
+def test_an_answer_after_earlier_calls_on_the_same_pipeline_says_so():
+    # Without the note, the input shown could not give the answer shown.
+    test = grader_tests("chunking_pipeline", "visible")["test_text_that_fits_is_one_chunk"]
+    proxy, _ = proxy_for(mistake("chunking_pipeline", "chunk_text_adds_to_a_kept_list.py"))
+    assert failure_of(test, proxy, "chunking_pipeline") == (
+        "Input: ChunkingPipeline(chunk_size=40, overlap=10, min_chunk_size=0)"
+        ".chunk_text('One sentence. Then another.'), on a pipeline that had already answered "
+        "1 other call\n"
+        "Expected: ['One sentence. Then another.']\n"
+        "Got: ['x', 'One sentence. Then another.']"
     )

@@ -28,6 +28,7 @@ BEHAVIOURS = {
         "class AlwaysEqual(list):\n    def __eq__(self, other):\n        return True\n"
         "def chunk(text, size, overlap):\n    return AlwaysEqual()\n"
     ),
+    "empty_list": "def chunk(text, size, overlap):\n    return []\n",
     "prints_a_lot": f"def chunk(text, size, overlap):\n    print('x' * 70000)\n    return {CALL}\n",
     "exits_in_a_call": (
         f"import sys\ndef chunk(text, size, overlap):\n    if not text:\n        sys.exit(3)\n"
@@ -111,4 +112,7 @@ def test_the_behaviours_differ_from_the_reference(sandboxed: dict[str, dict[str,
     feedback = " ".join(t["feedback"] for t in sandboxed["own_recursion_limit"]["tests"])
     assert "RecursionError" in feedback
     assert sandboxed["tuple_answer"]["score"] < sandboxed["tuple_answer"]["max_score"]
-    assert sandboxed["always_equal"]["score"] == 0
+    # A list subclass is a list: what it holds is judged, never its own __eq__.
+    always_equal, empty = sandboxed["always_equal"], sandboxed["empty_list"]
+    assert always_equal["score"] == empty["score"] < empty["max_score"] / 4
+    assert [t["outcome"] for t in always_equal["tests"]] == [t["outcome"] for t in empty["tests"]]

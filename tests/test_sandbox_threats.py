@@ -73,9 +73,27 @@ def graded(chunklab, tmp_path: Path, files: dict[str, str], *args: str) -> dict[
 REFERENCE = (KIT_ROOT / "solutions" / "char_chunk.py").read_text()
 
 
-def test_an_always_equal_object_scores_nothing(chunklab, tmp_path):
+def test_an_always_equal_object_scores_only_what_it_holds(chunklab, tmp_path):
+    # A list subclass crosses as the list it holds; its own __eq__ never runs in the grader.
     hostile = (
         "class AlwaysEqual(list):\n"
+        "    def __eq__(self, other):\n        return True\n"
+        "    def __ne__(self, other):\n        return False\n"
+        "def chunk(text, size, overlap):\n    return AlwaysEqual()\n"
+    )
+    empty = "def chunk(text, size, overlap):\n    return []\n"
+    files = {"always_equal.py": hostile, "empty.py": empty}
+    reports = graded(chunklab, tmp_path, files, "--lesson", "char_chunk")
+    report, plain = reports["always_equal.py"], reports["empty.py"]
+    assert report["status"] == "graded"
+    assert report["score"] == plain["score"] < report["max_score"] / 4
+    assert [t["outcome"] for t in report["tests"]] == [t["outcome"] for t in plain["tests"]]
+    assert not any("AlwaysEqual" in t["feedback"] for t in report["tests"])
+
+
+def test_an_always_equal_object_that_is_no_list_scores_nothing(chunklab, tmp_path):
+    hostile = (
+        "class AlwaysEqual:\n"
         "    def __eq__(self, other):\n        return True\n"
         "    def __ne__(self, other):\n        return False\n"
         "def chunk(text, size, overlap):\n    return AlwaysEqual()\n"

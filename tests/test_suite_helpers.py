@@ -12,6 +12,7 @@ from chunklab.suites.checks import (
     RuleBroken,
     answers,
     expect_list_of_strings,
+    expect_same,
     list_of_strings,
     same_as_reference,
     send_ahead,
@@ -120,4 +121,69 @@ def test_list_of_strings_calls_with_a_tuple_of_arguments():
         list_of_strings(pieces, ("abc", 2))
     assert str(caught.value) == (
         "Input: pieces('abc', 2)\nExpected: a list of strings\nGot: ('ab', 'c')"
+    )
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected", "note"),
+    [
+        # Look-alikes: they show the same, so the code points are named.
+        (
+            ["D\n\u212b"],
+            ["D\n\u00c5"],
+            "At character 2 of chunk 0 there is U+212B (ANGSTROM SIGN), "
+            "where U+00C5 (LATIN CAPITAL LETTER A WITH RING ABOVE) was expected.",
+        ),
+        # An accent written as its own character, left out.
+        (
+            ["Cafe"],
+            ["Cafe\u0301"],
+            "At character 4 of chunk 0 there is nothing, "
+            "where U+0301 (COMBINING ACUTE ACCENT) was expected.",
+        ),
+        (
+            ["Cafe\u0301"],
+            ["Cafe"],
+            "At character 4 of chunk 0 there is U+0301 (COMBINING ACUTE ACCENT), "
+            "where the text should end.",
+        ),
+        (
+            [{"text": "e\u0301"}],
+            [{"text": "\u00e9"}],
+            "At character 0 of chunk 0['text'] there is U+0065 (LATIN SMALL LETTER E), "
+            "where U+00E9 (LATIN SMALL LETTER E WITH ACUTE) was expected.",
+        ),
+    ],
+)
+def test_a_difference_in_a_character_beyond_ascii_is_named(actual, expected, note):
+    with pytest.raises(RuleBroken) as caught:
+        expect_same(actual, expected, given="f()")
+    assert str(caught.value).endswith("\n" + note)
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected"),
+    [
+        (["abc"], ["abd"]),
+        # Shown escaped already: a zero-width space, a line separator.
+        (["ab"], ["a\u200bb"]),
+        (["a b"], ["a\u2028b"]),
+    ],
+)
+def test_a_difference_that_shows_is_left_to_what_is_shown(actual, expected):
+    with pytest.raises(RuleBroken) as caught:
+        expect_same(actual, expected, given="f()")
+    assert str(caught.value) == f"Input: f()\nExpected: {expected!r}\nGot: {actual!r}"
+
+
+def test_a_long_answer_names_the_character_after_its_first_differing_chunk():
+    expected = [f"chunk{k:03d}" for k in range(100)]
+    actual = [*expected[:50], "\u0441hunk050", *expected[51:]]
+    with pytest.raises(RuleBroken) as caught:
+        expect_same(actual, expected, given="f()")
+    message = str(caught.value)
+    assert "Chunks 0 to 49 are right; chunk 50 is the first that differs." in message
+    assert message.endswith(
+        "At character 0 of chunk 50 there is U+0441 (CYRILLIC SMALL LETTER ES), "
+        "where U+0063 (LATIN SMALL LETTER C) was expected."
     )

@@ -245,6 +245,12 @@ def encode(value, depth=0):
         return [encode(item, depth + 1) for item in value]
     if kind is dict and all(type(key) is str for key in value):
         return {key: encode(item, depth + 1) for key, item in value.items()}
+    # A subclass of str or list is a string or a list, as the lessons ask: what it
+    # holds crosses, read past any method it overrides.
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, list):
+        return [encode(item, depth + 1) for item in list.copy(value)]
     return {"$unplain": kind.__name__, "repr": safe_repr(value)}
 
 

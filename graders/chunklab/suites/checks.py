@@ -14,6 +14,7 @@ import importlib.metadata
 import inspect
 import json
 import os
+import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -149,13 +150,70 @@ def expect_same(actual: Any, expected: Any, *, given: str) -> None:
     if same_value(actual, expected):
         return
     if too_long_to_show(actual, expected):
-        raise RuleBroken(f"Input: {given}\n{first_difference(actual, expected)}")
+        raise RuleBroken(
+            f"Input: {given}\n{first_difference(actual, expected)}"
+            f"{character_difference(actual, expected)}"
+        )
     raise RuleBroken(
         f"Input: {given}\n"
         f"Expected: {shorten(expected)}\n"
         f"Got: {shorten(actual)}{type_note(actual, expected)}"
-        f"{type_difference(actual, expected)}"
+        f"{type_difference(actual, expected)}{character_difference(actual, expected)}"
     )
+
+
+def character_difference(actual: Any, expected: Any) -> str:
+    """The first character that differs, named, when one of the two shows as a glyph beyond ASCII.
+
+    `'Å'` (U+212B) and `'Å'` (U+00C5), or an accent written as its own character
+    and one written with its letter, look the same when shown. Naming the code
+    points says what the eye cannot.
+    """
+    found = first_string_difference(actual, expected, "")
+    if found is None:
+        return ""
+    where, got, wanted = found
+    at = next(
+        (k for k, (a, e) in enumerate(zip(got, wanted, strict=False)) if a != e),
+        min(len(got), len(wanted)),
+    )
+    got_char, wanted_char = got[at : at + 1], wanted[at : at + 1]
+    # Characters that cannot be printed are shown escaped (\u200b) already.
+    if not any(char.isprintable() and not char.isascii() for char in (got_char, wanted_char)):
+        return ""
+    place = f"character {at} of {where or 'the answer'}"
+    if not got_char:
+        return f"\nAt {place} there is nothing, where {character_name(wanted_char)} was expected."
+    if not wanted_char:
+        return f"\nAt {place} there is {character_name(got_char)}, where the text should end."
+    return (
+        f"\nAt {place} there is {character_name(got_char)}, "
+        f"where {character_name(wanted_char)} was expected."
+    )
+
+
+def character_name(char: str) -> str:
+    return f"U+{ord(char):04X} ({unicodedata.name(char, 'no name')})"
+
+
+def first_string_difference(actual: Any, expected: Any, where: str) -> tuple[str, str, str] | None:
+    """Where two values first hold strings that differ: (where, the answer's, the expected)."""
+    if isinstance(actual, str) and isinstance(expected, str):
+        return (where, actual, expected) if actual != expected else None
+    if isinstance(actual, list) and isinstance(expected, list):
+        for k, (a, e) in enumerate(zip(actual, expected, strict=False)):
+            found = first_string_difference(a, e, f"{where}[{k}]" if where else f"chunk {k}")
+            if found:
+                return found
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        for key in expected:
+            if key in actual:
+                found = first_string_difference(
+                    actual[key], expected[key], f"{where}[{key!r}]" if where else repr(key)
+                )
+                if found:
+                    return found
+    return None
 
 
 def too_long_to_show(actual: Any, expected: Any) -> bool:

@@ -18,8 +18,8 @@ def characters() -> SearchStrategy[str]:
     from hypothesis import strategies as st
 
     # Whitespace of every kind (tabs, \r\n, a lone \r, Unicode line and paragraph
-    # separators, wide spaces), text that normalisation would change, and any unicode
-    # character.
+    # separators, wide spaces), text that normalisation would change, invisible
+    # characters, and any unicode character.
     whitespace = st.sampled_from(
         [" ", "\t", "\n", "\r", "\r\n", "\x85", "\u2028", "\u3000", "\xa0"]
     )
@@ -40,7 +40,10 @@ def characters() -> SearchStrategy[str]:
             "\u00e9",
         ]
     )
-    return st.one_of(whitespace, unnormalised, st.characters(codec="utf-8"))
+    # Invisible characters that code cleaning up a text would remove: a byte order mark,
+    # zero-width spaces and joiners, a soft hyphen, a word joiner.
+    invisible = st.sampled_from(["\ufeff", "\u200b", "\u200c", "\u200d", "\u00ad", "\u2060"])
+    return st.one_of(whitespace, unnormalised, invisible, st.characters(codec="utf-8"))
 
 
 def valid_calls() -> SearchStrategy[tuple[str, int, int]]:

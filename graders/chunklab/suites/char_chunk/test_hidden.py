@@ -102,6 +102,11 @@ def test_windows_move_forward_on_other_texts(submission, reference):
         ("RAG systems retrieve chunks", 6, 2),
         ("0123456789abcdef", 5, 1),
         ("mississippi", 4, 3),
+        # The same text again with other settings, one call after another: each call's
+        # chunks come from its own settings, never from an earlier call.
+        ("mississippi", 3, 1),
+        ("mississippi", 4, 1),
+        ("mississippi", 4, 0),
     ]
     same_as_reference(submission, reference, "chunk", calls)
 
@@ -251,8 +256,9 @@ def test_smallest_size_and_largest_overlap(submission):
 
 @pytest.mark.rule(
     "Every character counts as it is: spaces, tabs, line breaks (\\n, \\r\\n and a lone \\r), "
-    "other Unicode whitespace (\\x85, \\u2028, \\u3000) and accented letters are cut into "
-    "chunks unchanged; nothing is removed, normalised or expanded."
+    "other Unicode whitespace (\\x85, \\u2028, \\u3000), accented letters and invisible "
+    "characters (\\ufeff, \\u200b, \\u00ad) are cut into chunks unchanged; nothing is "
+    "removed, normalised or expanded."
 )
 @pytest.mark.points(2)
 def test_whitespace_and_accents_are_ordinary_characters(submission):
@@ -277,6 +283,12 @@ def test_whitespace_and_accents_are_ordinary_characters(submission):
         submission.chunk,
         ("\u212b\u2126 \u212a\u1100\u1161", 2, 0),
         ["\u212b\u2126", " \u212a", "\u1100\u1161"],
+    )
+    # Invisible characters: a byte order mark, a zero-width space and joiner, a soft hyphen.
+    expect_result(
+        submission.chunk,
+        ("\ufeffab\u200bcd\u200d\u00ad", 2, 0),
+        ["\ufeffa", "b\u200b", "cd", "\u200d\u00ad"],
     )
 
 

@@ -9,7 +9,9 @@ import pytest
 
 from chunklab.suites.checks import (
     DrawnCases,
+    Lazy,
     building_on,
+    call_text,
     expect,
     expect_for_all,
     expect_list_of_strings,
@@ -73,9 +75,26 @@ def test_edge_settings_accepted(submission):
     expect_chunks(crawl, text, [text[i : i + 10] for i in range(7)])
 
 
-@pytest.mark.rule("ChunkingPipeline() uses chunk_size 500, overlap 50 and min_chunk_size 100.")
+@pytest.mark.rule(
+    "ChunkingPipeline() uses chunk_size 500, overlap 50 and min_chunk_size 100, and takes them "
+    "in that order: ChunkingPipeline(chunk_size, overlap, min_chunk_size)."
+)
 @pytest.mark.points(1)
 def test_defaults(submission):
+    # Given by position: chunk_size 12, overlap 3, min_chunk_size 5. On one letter repeated
+    # the lengths say which setting went where.
+    settings, text, lengths = (12, 3, 5), "a" * 30, [12, 12, 12]
+    instance = result_of(submission.ChunkingPipeline, settings)
+    chunk_text = named(instance.chunk_text, f"ChunkingPipeline{settings}.chunk_text")
+    chunks = expect_list_of_strings(
+        result_of(chunk_text, (text,)), given=call_text(chunk_text, (text,))
+    )
+    expect(
+        [len(chunk) for chunk in chunks] == lengths,
+        given=call_text(chunk_text, (text,)),
+        expected=f"chunks of these lengths: {lengths}",
+        got=Described(f"lengths {[len(chunk) for chunk in chunks]}"),
+    )
     pipe = Pipeline(submission)
     for text, lengths in (("a" * 1200, [500, 500, 300]), ("b" * 99, []), ("b" * 100, [100])):
         # One letter repeated: the chunks are right exactly when their lengths are.
@@ -127,6 +146,11 @@ def test_any_whitespace_separates_words(submission):
     text = "alpha\tbeta\ngamma\u00a0delta\u2003epsilon\tzeta\neta\u00a0theta\u2003iota\tkappa"
     for chunk_size, overlap in ((14, 3), (20, 0)):
         check_cuts(keep_all(submission, chunk_size, overlap), text)
+    # The rarer characters str.isspace accepts: separators of files, groups, records and
+    # units, the next-line character, the line and paragraph separators.
+    rare = "one\x1ctwo\x1dthree\x1efour\x1ffive\x85six\u2028seven\u2029eight\x0bnine"
+    for chunk_size, overlap in ((9, 2), (12, 0)):
+        check_cuts(keep_all(submission, chunk_size, overlap), rare)
 
 
 @pytest.mark.rule(
@@ -202,6 +226,15 @@ def test_chunk_index_after_dropping(submission):
         given=pipe.given("process_document", doc),
         expected=f"chunk_index values {list(range(len(chunks)))}",
         got=indexes,
+    )
+    # Every call counts its own chunks: a second document on the same pipeline starts at 0.
+    other = {"id": "again", "title": "Again", "body": STORY[::-1]}
+    again = [chunk["chunk_index"] for chunk in pipe.process_document(other)]
+    expect(
+        again == list(range(len(again))),
+        given=Lazy(lambda: f"{pipe.given('process_document', other)}, after {given}"),
+        expected=f"chunk_index values {list(range(len(again)))}",
+        got=again,
     )
 
 
@@ -476,13 +509,16 @@ def test_batch_is_flat_and_in_order_other_documents(submission):
         {"id": "one", "title": "1", "body": MIXED},
         {"id": "two", "title": "2"},
         {"id": "three", "title": "3", "body": SENTENCES, "metadata": None},
+        # Ids need not be unique: a document is never left out of the batch.
+        {"id": "one", "title": "1 again", "body": SENTENCES},
     ]
     check_batch(keep_all(submission, 35, 5), docs)
 
 
 @pytest.mark.rule(
     "Only a ., ! or ? directly followed by whitespace ends a sentence: a mark followed by a quote "
-    'or a bracket does not, "Mr. " does (the rules know no abbreviations), and ; or : never do.'
+    'or a bracket does not, "Mr. " does (the rules know no abbreviations), and ; or : never do, '
+    "nor do other marks such as \u2026 or the full-width \u3002 \uff01 \uff1f."
 )
 @pytest.mark.points(2)
 def test_sentence_ends_next_to_other_punctuation(submission):
@@ -492,6 +528,14 @@ def test_sentence_ends_next_to_other_punctuation(submission):
     )
     for chunk_size, overlap in ((30, 5), (40, 0), (25, 3), (55, 10)):
         check_cuts(keep_all(submission, chunk_size, overlap), text, any_whitespace=True)
+    # Marks of other scripts and the ellipsis character look like sentence ends but
+    # are not among the three: each comes after a real sentence end in its window.
+    others = (
+        "We stop here. Then wait\u2026 and go on\u3002 more. Still more to come\uff01 and "
+        "more words. Are they\uff1f yes! And then the rest\u203c goes on. To the end\u2026 ok"
+    )
+    for chunk_size, overlap in ((30, 5), (40, 0), (24, 2)):
+        check_cuts(keep_all(submission, chunk_size, overlap), others, any_whitespace=True)
 
 
 @pytest.mark.rule(
@@ -512,6 +556,16 @@ def test_whitespace_only_body(submission):
         got=plain(chunks),
     )
     check_cuts(pipe, " " * 12 + "\n" * 9 + "\t" * 8, any_whitespace=True)
+    # A blank body longer than a window gives several chunks, as any other body does.
+    long_blank = {"id": "w2", "title": "Blank", "body": " \t\n" * 8}
+    chunks = pipe.process_document(long_blank)
+    expect(
+        len(chunks) > 1 and chunks[0]["char_start"] == 0,
+        given=pipe.given("process_document", long_blank),
+        expected="several chunks, the first starting at char_start 0 (the body has 24 "
+        "characters and chunk_size is 10)",
+        got=plain(chunks),
+    )
 
 
 @pytest.mark.rule(

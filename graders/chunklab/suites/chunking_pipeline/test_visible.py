@@ -51,10 +51,17 @@ PIECES_RULE = (
 # --- Calling the submission ------------------------------------------------------------
 
 
-def named(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """`fn` under a name that feedback shows, such as `ChunkingPipeline(...).chunk_text`."""
+def named(
+    fn: Callable[..., Any], name: str, on_call: Callable[[], None] | None = None
+) -> Callable[..., Any]:
+    """`fn` under a name that feedback shows, such as `ChunkingPipeline(...).chunk_text`.
+
+    `on_call`, when given, is told of every call before it is made.
+    """
 
     def call(*args: Any, **kwargs: Any) -> Any:
+        if on_call is not None:
+            on_call()
         try:
             return fn(*args, **kwargs)
         except CallTimedOut as timeout:
@@ -91,7 +98,16 @@ class Pipeline:
         self.overlap = settings.get("overlap", 50)
         self.min_chunk_size = settings.get("min_chunk_size", 100)
         self.settings = settings
+        self.submission = submission
+        # Calls made through `method`, and how many came before the latest: an answer that
+        # depends on earlier calls is reproducible only when feedback says there were some.
+        self.calls = 0
+        self.calls_before_latest = 0
         self.instance = result_of(submission.ChunkingPipeline, (), **settings)
+
+    def fresh(self) -> Pipeline:
+        """Another pipeline with the same settings, untouched by this one's calls."""
+        return Pipeline(self.submission, **self.settings)
 
     @property
     def label(self) -> str:
@@ -99,10 +115,24 @@ class Pipeline:
         return f"ChunkingPipeline({shown})"
 
     def method(self, name: str) -> Callable[..., Any]:
-        return named(getattr(self.instance, name), f"{self.label}.{name}")
+        return named(getattr(self.instance, name), f"{self.label}.{name}", self.count_call)
+
+    def count_call(self) -> None:
+        self.calls_before_latest = self.calls
+        self.calls += 1
 
     def given(self, name: str, argument: Any) -> Lazy:
-        return Lazy(lambda: f"{self.label}.{name}({shorten(argument, 120)})")
+        """The call as feedback names it; made after the call, it says what came before."""
+        before = self.calls_before_latest
+
+        def text() -> str:
+            said = f"{self.label}.{name}({shorten(argument, 120)})"
+            if before:
+                calls = "call" if before == 1 else "calls"
+                said += f", on a pipeline that had already answered {before} other {calls}"
+            return said
+
+        return Lazy(text)
 
     def chunk_text(self, text: str) -> list[str]:
         chunks = result_of(self.method("chunk_text"), (text,))
@@ -130,6 +160,13 @@ def expect_chunk_dicts(value: Any, given: str | Lazy) -> None:
     if not isinstance(value, list):
         fail(given=given, expected="a list of chunk dicts", got=plain(value))
     for k, chunk in enumerate(value):
+        if isinstance(chunk, list):
+            fail(
+                given=given,
+                expected=f"one flat list of chunk dicts, but item {k} is itself a list (the "
+                "chunks of every document go into the same list, one after another)",
+                got=plain(value),
+            )
         if type(chunk) is not dict:
             # A subclass reaches the grader only as its description: the lesson asks for
             # dict itself, as chunks are plain records handed on as data.
@@ -610,8 +647,12 @@ def test_batch_is_flat_and_in_order(submission):
 
 
 def check_batch(pipe: Pipeline, docs: list[dict[str, Any]]) -> None:
-    """process_batch gives what process_document gives for each document, in turn."""
-    expected = document_chunks(pipe, docs)
+    """process_batch gives what process_document gives for each document, in turn.
+
+    Each document's chunks come from a pipeline of its own: the batch is judged on
+    what it puts together, not on what earlier calls left in `pipe`.
+    """
+    expected = [chunk for doc in docs for chunk in document_chunks(pipe.fresh(), [doc])]
     batch = pipe.process_batch(docs)
     given = pipe.given("process_batch", docs)
     expect(

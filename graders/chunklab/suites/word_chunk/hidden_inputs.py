@@ -23,6 +23,11 @@ def valid_calls() -> SearchStrategy[tuple[str, int, int]]:
     )
     words = st.one_of(
         st.sampled_from(["the", "cat", "RAG", "Hello,", "end.", "état", "x"]),
+        # Words that cleaning up or a wider idea of a separator would change: hyphens,
+        # dashes and slashes, a combining accent, invisible characters that are not space.
+        st.sampled_from(
+            ["well-known", "and/or", "a\u2014b", "Cafe\u0301", "zero\u200bwidth", "\ufeffbom"]
+        ),
         st.text(non_space, min_size=1, max_size=30),
     )
     # Whitespace is what str.isspace says: Unicode line breaks and spaces separate words too.

@@ -72,6 +72,11 @@ def test_word_windows_on_other_texts(submission, reference):
         ("one two three four five six seven eight", 3, 1),
         ("retrieval works on pieces of documents not whole ones", 4, 1),
         ("a b c d e f g", 2, 1),
+        # The same text again with other settings, one call after another: each call's
+        # chunks come from its own settings, never from an earlier call.
+        ("a b c d e f g", 3, 1),
+        ("a b c d e f g", 3, 0),
+        ("a b c d e f g", 2, 1),
     ]
     same_as_reference(submission, reference, "solve", calls)
 
@@ -183,13 +188,29 @@ def test_spaces_at_both_ends_with_size_one(submission):
     expect_result(submission.solve, ("  hello world  ", 1, 0), ["hello", "world"])
 
 
-@pytest.mark.rule("Words are kept exactly as written: punctuation and capital letters stay.")
+@pytest.mark.rule(
+    "Words are kept exactly as written: punctuation, capital letters, hyphens and slashes, "
+    "accents and invisible characters that are not whitespace (\\u200b, \\ufeff) stay."
+)
 @pytest.mark.points(1)
 def test_punctuation_and_capital_letters_are_kept(submission):
     expect_result(
         submission.solve,
         ("Hello, World! It's 5 o'clock.", 2, 1),
         ["Hello, World!", "World! It's", "It's 5", "5 o'clock."],
+    )
+    # Hyphens, dashes and slashes join, they do not separate: only whitespace does.
+    expect_result(
+        submission.solve,
+        ("a well-known fact and/or a\u2014b", 2, 1),
+        ["a well-known", "well-known fact", "fact and/or", "and/or a\u2014b"],
+    )
+    # Nothing in a word is normalised or removed: a byte order mark opening the text,
+    # an accent written as its own character, a zero-width space, a soft hyphen.
+    expect_result(
+        submission.solve,
+        ("\ufeffCafe\u0301 zero\u200bwidth soft\u00adhyphen end", 2, 0),
+        ["\ufeffCafe\u0301 zero\u200bwidth", "soft\u00adhyphen end"],
     )
 
 
