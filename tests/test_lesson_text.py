@@ -21,6 +21,9 @@ from chunklab.authoring.lesson_source import (
 from chunklab.authoring.rule_list import LEFTOVER_TITLE, grouped, literal, rules_markdown
 from chunklab.authoring.rules import SuiteRule, rules_in_file
 from chunklab.errors import KitLayoutError
+from chunklab.lessons import LESSONS
+from chunklab.sandbox.fitted_limits import LOAD_SECONDS
+from chunklab.sandbox.limits import Limits
 from tests.conftest import LESSON_IDS
 
 LESSON = """\
@@ -185,3 +188,13 @@ def test_rule_list_marks_public_rules_and_escapes_markdown() -> None:
     assert "- Each chunk is text\\[i:i+size\\]. *(self-check)*" in text
     assert "- \\*Never\\* empty.\n" in text + "\n"
     assert literal("min_chunk_size") == "min_chunk_size"
+
+
+@pytest.mark.parametrize("lesson", LESSON_IDS)
+def test_every_lesson_states_how_soon_short_calls_and_loading_must_finish(lesson):
+    # The limits a slow start meets are the kit's defaults; the lesson says them in words.
+    words = {0.1: "a tenth of a second", 0.25: "a quarter of a second"}
+    text = " ".join((LESSONS[lesson].folder / "rules.md").read_text(encoding="utf-8").split())
+    assert f"more than about {words[Limits().call_floor_seconds]} is taken for a loop" in text
+    assert f"for more than {words[LOAD_SECONDS]}" in text
+    assert 'if __name__ == "__main__":' in text
