@@ -15,7 +15,7 @@ from chunklab.errors import (
     UnreadableSubmissionError,
     UsageError,
 )
-from chunklab.reading.magics import strip_magics
+from chunklab.reading.magics import CellCode, strip_magics
 from chunklab.reading.read import find_submissions, read_submission
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
@@ -193,3 +193,34 @@ def test_a_notebook_of_an_unknown_version_is_a_broken_notebook(tmp_path):
     path.write_text(json.dumps({"nbformat": 99, "nbformat_minor": 0, "cells": [], "metadata": {}}))
     with pytest.raises(BrokenNotebookError, match="cannot be read as a notebook"):
         read_submission(path)
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("solve?", "solve?"),
+        ("?solve", "?solve"),
+        ("chunk??", "chunk??"),
+        ("ChunkingPipeline.chunk_text?", "ChunkingPipeline.chunk_text?"),
+        ("files = !ls", "files = !ls"),
+        ("get_ipython().run_line_magic('load_ext', 'autoreload')", "get_ipython().run_line_ma"),
+    ],
+)
+def test_help_assigned_shell_lines_and_exported_magics_are_skipped(line, shown):
+    code = strip_magics(f"x = 1\n{line}\ny = 2", "cell 1")
+    assert code.source == "x = 1\n\ny = 2"
+    assert f"(such as `{shown}" in code.warnings[0].message
+
+
+@pytest.mark.parametrize(
+    "line", ["print('why?')", "x = a % b", "a != b", "# what?", "text = 'a?'", "ok = x?y"]
+)
+def test_python_that_looks_like_ipython_is_kept(line):
+    assert strip_magics(f"{line}\n", "cell 1") == CellCode(f"{line}\n")
+
+
+def test_a_skipped_line_that_is_a_block_s_body_becomes_pass():
+    source = "for n in (1, 2):\n    %time f(n)\nif True:\n    x = 1\n    !ls\n    y = 2\n"
+    code = strip_magics(source, "cell 1")
+    assert code.source == "for n in (1, 2):\n    pass\nif True:\n    x = 1\n    pass\n    y = 2\n"
+    compile(code.source, "cell", "exec")

@@ -9,6 +9,7 @@ skipped, and the student is told, never silently.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from chunklab.scoring.report import Problem
@@ -16,6 +17,19 @@ from chunklab.scoring.report import Problem
 # Cell magics that run their body as Python in the notebook's own namespace.
 PYTHON_CELL_MAGICS = frozenset({"time", "capture", "prun"})
 WARNING_KIND = "magic_skipped"
+# Lines IPython reads and Python cannot: a line magic or shell line (`%time f()`,
+# `!pip install x`), either assigned (`files = !ls`), help (`f?`, `?f`, `obj.method??`),
+# and the calls IPython writes them as when a notebook is exported (`get_ipython().system(...)`).
+IPYTHON_LINE = re.compile(
+    r"""\s*(?:
+        [%!]
+      | [A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[%!]
+      | \?{1,2}[A-Za-z_][\w.]*\s*$
+      | [A-Za-z_][\w.]*(?:\(\))?\?{1,2}\s*$
+      | get_ipython\(\)
+    )""",
+    re.VERBOSE,
+)
 
 
 @dataclass(frozen=True)
@@ -47,8 +61,7 @@ def strip_magics(source: str, label: str) -> CellCode:
     skipped = [number for number, line in enumerate(lines, 1) if is_ipython_line(line)]
     if not skipped:
         return CellCode("\n".join(lines))
-    blank = set(skipped)
-    kept = ["" if number in blank else line for number, line in enumerate(lines, 1)]
+    kept = with_stand_ins(lines, set(skipped))
     shown = ", ".join(str(number) for number in skipped[:5]) + (", ..." if skipped[5:] else "")
     example = lines[skipped[0] - 1].strip()[:40]
     warning = Problem(
@@ -60,5 +73,28 @@ def strip_magics(source: str, label: str) -> CellCode:
 
 
 def is_ipython_line(line: str) -> bool:
-    """A line magic (`%matplotlib inline`) or a shell line (`!pip install ...`)."""
-    return line.lstrip().startswith(("%", "!"))
+    """A line magic (`%matplotlib inline`), a shell line (`!pip install ...`), help (`f?`)."""
+    return IPYTHON_LINE.match(line) is not None
+
+
+def with_stand_ins(lines: list[str], skipped: set[int]) -> list[str]:
+    """The lines with each skipped one (numbered from 1) made blank, or `pass` inside a block.
+
+    A skipped line may be all a block holds (`for ...:` then an indented `%time`), so
+    there it becomes `pass` at its own indent; where no code line opens or continues
+    a block at that indent, it becomes blank, as a blank line fits anywhere.
+    """
+    kept: list[str] = []
+    code_before = ""  # the last line kept that holds code
+    for number, line in enumerate(lines, 1):
+        if number not in skipped:
+            kept.append(line)
+            if line.strip() and not line.lstrip().startswith("#"):
+                code_before = line
+            continue
+        indent = len(line) - len(line.lstrip())
+        before = len(code_before) - len(code_before.lstrip())
+        opens = code_before.rstrip().endswith(":") and indent > before
+        inside = 0 < indent <= before
+        kept.append(" " * indent + "pass" if opens or inside else "")
+    return kept
