@@ -77,7 +77,8 @@ def test_feedback_names_input_expected_and_got():
     assert failed.feedback == (
         "Input: ChunkingPipeline(chunk_size=40, overlap=5, min_chunk_size=0).process_document("
         "{'id': 'n', 'title': 'T', 'body': 'The c ...[186 characters left out]... Was the "
-        "cat sad? No. It slept at last.'})\n"
+        "cat sad? No. It slept at last.'}), on a pipeline that had already answered 1 other "
+        "call\n"
         "Expected: chunk 0's metadata to be {}\n"
         "Got: None"
     )
