@@ -52,7 +52,7 @@ def sandboxed(zygote: Zygote) -> Iterator[Callable[[str], SubmissionProxy]]:
         backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), limits)
         backends.append(backend)
         loaded = backend.load()
-        assert not [p for p in loaded["problems"] if p["kind"] == "syntax_error"], loaded
+        assert not [p for p in loaded.problems if p.kind == "syntax_error"], loaded
         return SubmissionProxy(backend)
 
     yield load

@@ -11,7 +11,8 @@ import pytest
 
 from chunklab.contract import WorkerCrashed
 from chunklab.running.submission_proxy import NotPlainData, answer_value
-from chunklab.sandbox.worker import BROKEN_PROTOCOL, WorkerProcess
+from chunklab.sandbox.answer_shape import BROKEN_PROTOCOL
+from chunklab.sandbox.worker import WorkerProcess
 from chunklab.sandbox.worker_main import Session
 
 CODE = """
