@@ -20,9 +20,9 @@ from chunklab.contract import ProtocolBroken
 
 BROKEN_PROTOCOL = (
     "Your code interfered with the channel the grader reads its answers from: an answer "
-    "came back that the grader's own process running your code never sends (did your code "
-    "write to a file descriptor it did not open, or start a process that kept running?). "
-    "None of its answers can be trusted, so it was not graded."
+    "came back that the process running your code never sends (did your code write to a "
+    "file descriptor it did not open, or start a process that kept running?). None of its "
+    "answers can be trusted, so it was not graded."
 )
 
 # A keyed BLAKE2b digest as the worker writes it (64 bytes, in hex).
