@@ -12,11 +12,14 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from chunklab.contract import CodeCell, WorkerCrashed
+from chunklab.contract import CodeCell, ProtocolBroken, WorkerCrashed
+from chunklab.lessons import LESSONS
 from chunklab.running.submission_proxy import SubmissionProxy
+from chunklab.sandbox.answer_shape import BROKEN_PROTOCOL
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
@@ -52,7 +55,7 @@ def sandboxed(zygote: Zygote) -> Iterator[Callable[[str], SubmissionProxy]]:
         backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), limits)
         backends.append(backend)
         loaded = backend.load()
-        assert not [p for p in loaded["problems"] if p["kind"] == "syntax_error"], loaded
+        assert not [p for p in loaded.problems if p.kind == "syntax_error"], loaded
         return SubmissionProxy(backend)
 
     yield load
@@ -420,3 +423,118 @@ def test_files_are_limited_in_size(sandboxed, needs_namespaces):
     assert proxy.write(1) == "written"
     # Past the file size limit the write fails (EFBIG), it does not fill the disk.
     assert proxy.write(LIMITS.file_size_mb + 8) == "OSError: 27"
+
+
+# Every process of the submission names itself so, where the grading process can see it.
+LEAK_NAME = "chunklab-leak"
+LEAKING = (
+    "import ctypes, os, time\n"
+    "def _name():\n"
+    f"    ctypes.CDLL(None).prctl(15, {LEAK_NAME.encode()!r}, 0, 0, 0)\n"
+    "for _ in range(3):\n"
+    "    if os.fork() == 0:\n"
+    "        _name()\n"
+    "        while True:\n            time.sleep(1)\n"
+    "_name()\n"
+)
+FORGED_LOAD = (
+    LEAKING
+    + "import json\n"
+    + "os.write(4, (json.dumps({'problems': [1], 'defined': ['chunk']}) + '\\n').encode())\n"
+    + "while True:\n    time.sleep(1)\n"
+)
+
+
+def leaked(wait: float = 10.0) -> list[int]:
+    """The submission's processes still running, once they had `wait` seconds to end."""
+    deadline = time.monotonic() + wait
+    while True:
+        running = []
+        for entry in Path("/proc").iterdir():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            name, _, rest = stat.partition("(")[2].rpartition(")")
+            if name == LEAK_NAME and not rest.startswith(" Z"):  # a zombie runs nothing
+                running.append(int(entry.name))
+        if not running or time.monotonic() > deadline:
+            return running
+        time.sleep(0.05)
+
+
+def test_a_forged_answer_is_the_submissions_error_and_nothing_of_it_outlives_its_grading(
+    chunklab, tmp_path, monkeypatch
+):
+    from chunklab.grading import OpenedSubmission
+
+    opened = OpenedSubmission.open
+    seen_at_open: dict[str, list[int]] = {}
+
+    def open_and_look(self: OpenedSubmission) -> SubmissionProxy:
+        # What the submissions graded before this one left running.
+        seen_at_open[self.source.path.name] = leaked()
+        return opened(self)
+
+    monkeypatch.setattr(OpenedSubmission, "open", open_and_look)
+    forged_call = (
+        "import os\n"
+        "def chunk(text, size, overlap):\n"
+        '    os.write(4, b\'{"problems": [], "defined": []}\\n\')\n'
+        "    return [text]\n"
+    )
+    files = {
+        "a_char_chunk.py": FORGED_LOAD + REFERENCE,
+        "b_char_chunk.py": forged_call,
+        "c_char_chunk.py": REFERENCE,
+    }
+    reports = graded(chunklab, tmp_path, files, "--jobs", "1")
+    for name in ("a_char_chunk.py", "b_char_chunk.py"):
+        assert reports[name]["status"] == "error"
+        assert reports[name]["score"] == 0
+        assert reports[name]["errors"] == [{"kind": "broken_protocol", "message": BROKEN_PROTOCOL}]
+    honest = reports["c_char_chunk.py"]
+    assert honest["status"] == "graded"
+    assert honest["score"] == honest["max_score"] == 37
+    assert {t["outcome"] for t in honest["tests"]} == {"passed"}
+    assert seen_at_open == {"a_char_chunk.py": [], "b_char_chunk.py": [], "c_char_chunk.py": []}
+
+
+def test_after_a_broken_protocol_no_call_reaches_the_submission(zygote):
+    source = (
+        "import os\n"
+        "def forge():\n    os.write(4, b'[1]\\n')\n    return 1\n"
+        "def fine():\n    return 2\n"
+    )
+    backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), LIMITS)
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    with pytest.raises(ProtocolBroken):
+        proxy.forge()
+    spawned = zygote.spawned
+    with pytest.raises(ProtocolBroken) as broken:
+        proxy.fine()
+    assert str(broken.value) == f"Input: fine()\n{BROKEN_PROTOCOL}"
+    assert zygote.spawned == spawned  # no worker started again for it
+    backend.close()
+
+
+def test_whatever_fails_while_a_submission_is_opened_its_processes_end(zygote, monkeypatch):
+    from chunklab import grading
+
+    def grader_bug(*args: object) -> None:
+        raise RuntimeError("a bug in the grader")
+
+    monkeypatch.setattr(grading, "require_entry_point", grader_bug)
+    source = LEAKING + REFERENCE
+    cells = (CodeCell(0, "submission.py", source),)
+    submission = SimpleNamespace(
+        cells=cells, local_modules=(), lesson=LESSONS["char_chunk"], kind="python"
+    )
+    session = grading.GradingSession(None, LIMITS, zygote=zygote)
+    opened = grading.OpenedSubmission(submission, session)  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError):
+        opened.open()
+    assert opened.backend is not None and opened.backend.worker is not None
+    assert not opened.backend.worker.alive
+    assert leaked() == []

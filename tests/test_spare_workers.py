@@ -56,7 +56,7 @@ def test_a_spare_that_died_is_never_handed_out(zygote):
     select.select([dead.pidfd], [], [], 10)
     assert dead.has_ended()
     backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", "x = 1\n"),), LIMITS)
-    assert backend.load()["problems"] == []
+    assert backend.load().problems == ()
     assert backend.worker is not None and backend.worker.pid != dead.pid
     backend.close()
 

@@ -6,13 +6,33 @@ import json
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
-from chunklab.contract import WorkerCrashed
-from chunklab.running.submission_proxy import NotPlainData, answer_value
-from chunklab.sandbox.worker import BROKEN_PROTOCOL, WorkerProcess
-from chunklab.sandbox.worker_main import Session
+from chunklab.contract import ProtocolBroken, WorkerCrashed
+from chunklab.grading import load_warnings
+from chunklab.running.in_process import InProcessBackend
+from chunklab.running.submission_proxy import (
+    NotPlainData,
+    SubmissionProxy,
+    answer_value,
+    decode,
+)
+from chunklab.sandbox.answer_shape import (
+    BROKEN_PROTOCOL,
+    MAX_MESSAGE,
+    MAX_NAME,
+    MAX_PROBLEM_MESSAGE,
+    MAX_PROBLEMS,
+    Expected,
+    LoadAnswer,
+    LoadProblem,
+    checked_answer,
+    load_answer,
+)
+from chunklab.sandbox.worker import WorkerProcess
+from chunklab.sandbox.worker_main import MAX_REPR, Session
 
 CODE = """
 import math
@@ -228,3 +248,142 @@ def test_running_out_of_memory_at_load_is_reported_as_such(chunklab, tmp_path):
         "your code went over the memory limit (300 MB) while it was being loaded"
     )
     assert "MemoryError" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "request_"),
+    [
+        ('{"handle": 4}', {**CALL, "op": "new", "handle": 3}),  # not the handle the grader chose
+        ('{"handle": true}', {**CALL, "op": "new", "handle": 1}),
+        ('{"handle": 3, "ok": 1}', {**CALL, "op": "new", "handle": 3}),
+        ('{"ok": 1, "tagged": false}', CALL),
+        ('{"ok": 1, "extra": "x"}', CALL),
+        ('{"raised": {"type": "E", "message": "m", "builtin": 7}}', CALL),
+        ('{"raised": {"type": "E", "message": ["m"]}}', CALL),
+        ('{"raised": {"type": "E", "message": "m", "trace": "t"}}', CALL),
+        ('{"raised": {"type": "E", "message": "m"}, "ok": 1}', CALL),
+        ('{"digest": "' + "0a" * 64 + '", "ok": 1}', {**CALL, "digest": "ab" * 32}),
+        ('{"problems": [], "defined": [], "ok": 1}', {"op": "load", "cells": []}),
+        ('{"problems": []}', {"op": "load", "cells": []}),
+    ],
+)
+def test_an_answer_with_keys_or_types_the_worker_never_sends_is_a_broken_protocol(
+    answering, reply, request_
+):
+    worker = answering(reply)
+    with pytest.raises(ProtocolBroken) as broken:
+        worker.request(request_, 10)
+    assert str(broken.value) == BROKEN_PROTOCOL
+    assert not worker.alive
+
+
+def test_an_answer_to_no_request_is_a_broken_protocol():
+    with pytest.raises(ProtocolBroken):
+        checked_answer({"ok": 1}, Expected(""))
+
+
+def test_the_texts_of_an_exception_are_cut_with_a_note():
+    raised = {"type": "E" * 5000, "builtin": "ValueError", "message": "m" * 100_000}
+    answer = checked_answer({"raised": raised}, Expected("call"))
+    assert answer == {
+        "raised": {
+            "type": "E" * MAX_NAME + f" ...[{5000 - MAX_NAME} more characters not shown]",
+            "builtin": "ValueError",
+            "message": "m" * MAX_MESSAGE
+            + f" ...[{100_000 - MAX_MESSAGE} more characters not shown]",
+        }
+    }
+
+
+CELLS = (0, 1, 2)
+
+
+def problem(cell: int, kind: str = "raised", message: str = "boom") -> dict:
+    return {"cell": cell, "kind": kind, "message": message}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"problems": [1], "defined": ["chunk"]},
+        {"problems": [{"cell": 0}], "defined": ["chunk"]},
+        {"problems": [problem(0), problem(0)], "defined": []},  # one cell, failed twice
+        {"problems": [problem(7)], "defined": []},  # a cell never sent
+        {"problems": [problem(True)], "defined": []},
+        {"problems": [problem(0, kind="exploded")], "defined": []},
+        {"problems": [{**problem(0), "message": 7}], "defined": []},
+        {"problems": [{**problem(0), "line": "2"}], "defined": []},
+        {"problems": [{**problem(0), "colour": "red"}], "defined": []},
+        {"problems": [problem(c) for c in (0, 1, 2, 0)], "defined": []},  # more than the cells
+        {"problems": "none", "defined": []},
+        {"problems": [], "defined": ["chunk", 3]},
+        {"problems": [], "defined": "chunk"},
+        # A blocked import is found before any cell runs: it is the answer's one problem.
+        {
+            "problems": [{"kind": "import_blocked", "modules": ["numpy"], "message": "m"}]
+            + [problem(0)],
+            "defined": [],
+        },
+        {"problems": [{"kind": "import_blocked", "modules": [1], "message": "m"}], "defined": []},
+    ],
+)
+def test_a_load_answer_that_does_not_fit_the_cells_sent_is_a_broken_protocol(answer):
+    with pytest.raises(ProtocolBroken) as broken:
+        load_answer(answer, CELLS)
+    assert str(broken.value) == BROKEN_PROTOCOL
+
+
+def test_a_load_answer_that_fits_is_bounded_and_says_what_it_left_out():
+    cells = tuple(range(MAX_PROBLEMS + 5))
+    problems = [problem(cell, message="x" * 10**6) for cell in cells]
+    loaded = load_answer({"problems": problems, "defined": ["chunk", "helper"]}, cells)
+    note = f" ...[{10**6 - MAX_PROBLEM_MESSAGE} more characters not shown]"
+    assert loaded == LoadAnswer(
+        problems=(LoadProblem("raised", "x" * MAX_PROBLEM_MESSAGE + note),) * MAX_PROBLEMS,
+        defined=frozenset({"chunk", "helper"}),
+        left_out=5,
+    )
+
+
+def test_warnings_left_out_of_a_notebook_are_counted_in_a_note():
+    loaded = LoadAnswer((LoadProblem("raised", "boom"),) * MAX_PROBLEMS, frozenset(), left_out=5)
+    notebook = SimpleNamespace(kind="notebook")
+    warnings = load_warnings(notebook, loaded)  # type: ignore[arg-type]
+    assert [w.kind for w in warnings] == ["cell_failed"] * MAX_PROBLEMS + ["warnings_cut"]
+    assert warnings[-1].message == f"5 more cells failed; only the first {MAX_PROBLEMS} are shown"
+
+
+@pytest.mark.parametrize(
+    ("stand_in", "type_name", "text"),
+    [
+        (
+            {"$unplain": "T" * 500, "repr": "r" * 5000},
+            "T" * 100 + " ...[400 more characters not shown]",
+            "r" * MAX_REPR + f" ...[{5000 - MAX_REPR} more characters not shown]",
+        ),
+        ({"$unplain": ["tuple"], "repr": {"a": 1}}, "?", "?"),
+    ],
+)
+def test_a_stand_in_shows_only_a_bounded_text(stand_in, type_name, text):
+    [value] = decode([stand_in])
+    assert isinstance(value, NotPlainData)
+    assert (value.type_name, value.text) == (type_name, text)
+
+
+@pytest.mark.parametrize(
+    ("raising", "builtin"),
+    [
+        ("b'\\xff'.decode('utf-8')", UnicodeError),  # UnicodeDecodeError takes five arguments
+        ("'\\udc80'.encode('utf-8')", UnicodeError),
+        ("(_ for _ in ()).throw(ExceptionGroup('two', [ValueError(1), KeyError(2)]))", Exception),
+    ],
+)
+def test_an_exception_that_takes_more_than_a_message_comes_back_as_its_nearest_kind(
+    raising, builtin
+):
+    backend = InProcessBackend()
+    source = f"def fail():\n    {raising}\n"
+    backend.request({"op": "load", "cells": [{"index": 0, "label": "s.py", "source": source}]})
+    with pytest.raises(builtin) as raised:
+        SubmissionProxy(backend).fail()
+    assert type(raised.value) is builtin

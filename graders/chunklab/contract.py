@@ -32,6 +32,10 @@ class WorkerCrashed(Exception):
     """The process running the submission ended during a call."""
 
 
+class ProtocolBroken(WorkerCrashed):
+    """The worker sent an answer of a shape it never sends: the submission wrote it."""
+
+
 class SubmissionRaised(Exception):
     """The submission raised an exception that is not a builtin type."""
 

@@ -73,6 +73,12 @@ class WorkerDiedError(SubmissionError):
     kind = "worker_died"
 
 
+class BrokenProtocolError(SubmissionError):
+    """The submission wrote answers to the grader's channel in place of its worker's."""
+
+    kind = "broken_protocol"
+
+
 class SubmissionTimeoutError(SubmissionError):
     kind = "timeout"
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from types import ModuleType
 
 from chunklab.errors import (
+    BrokenProtocolError,
     ImportBlockedError,
     KitLayoutError,
     MissingDefinitionError,
@@ -30,6 +31,7 @@ from chunklab.running.in_process import InProcessZygote
 from chunklab.running.plugin import EmptySlot, SuiteEntry
 from chunklab.running.pytest_run import SuiteRun, run_suites, suite_max_score
 from chunklab.running.submission_proxy import SubmissionProxy
+from chunklab.sandbox.answer_shape import LoadAnswer, LoadProblem
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
@@ -93,30 +95,38 @@ class OpenedSubmission:
         self.warnings: tuple[Problem, ...] = ()
         self.started = 0.0
         self.duration = 0.0
+        self.closed = False
+        # Set when an answer broke the protocol during the tests: then nothing is graded.
+        self.error: SubmissionError | None = None
 
     def open(self) -> SubmissionProxy:
         self.started = time.monotonic()
-        self.backend = SandboxBackend(
-            self.session.sandbox(),
-            self.source.cells,
-            self.session.limits,
-            local_modules=self.source.local_modules,
-            reference=self.session.times(self.source.lesson),
-        )
         try:
-            loaded = self.backend.load()
-            self.warnings = load_warnings(
-                self.source, loaded["problems"], self.session.limits.memory_mb
+            self.backend = SandboxBackend(
+                self.session.sandbox(),
+                self.source.cells,
+                self.session.limits,
+                local_modules=self.source.local_modules,
+                reference=self.session.times(self.source.lesson),
             )
-            require_entry_point(self.source.lesson, loaded["defined"], self.warnings)
-        except SubmissionError:
-            self.close()  # nothing will be tested: its worker ends now
+            loaded = self.backend.load()
+            self.warnings = load_warnings(self.source, loaded, self.session.limits.memory_mb)
+            require_entry_point(self.source.lesson, loaded.defined, self.warnings)
+        except BaseException:
+            # Nothing will be tested (whatever failed, even the grader): its worker,
+            # and every process it started, ends now.
+            self.close()
             raise
         return SubmissionProxy(self.backend)
 
     def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
         if self.backend is not None:
             self.backend.close()
+            if self.backend.broken:
+                self.error = BrokenProtocolError(self.backend.broken)
             if self.backend.output_was_cut:
                 self.warnings += (
                     Problem(
@@ -183,11 +193,12 @@ def report_of(
 ) -> GradeReport:
     """The report of one submission a suite run graded under `key`."""
     source = each.source
-    if key in run.load_errors:
+    error = run.load_errors.get(key) or each.error
+    if error is not None:
         return error_report(
             source.display,
             source.lesson,
-            run.load_errors[key],
+            error,
             session,
             each.duration,
             isolation=session.sandbox().isolation,
@@ -311,31 +322,41 @@ def error_report(
 
 
 def load_warnings(
-    source: SubmissionSource, problems: list[dict], memory_mb: int = 0
+    source: SubmissionSource, loaded: LoadAnswer, memory_mb: int = 0
 ) -> tuple[Problem, ...]:
     """A syntax error in a `.py` file stops grading; in a notebook only its cell is lost.
 
     A module from outside the standard library stops grading either way; so
     does running out of memory at the top level of a `.py` file.
     """
+    problems = loaded.problems
     for problem in problems:
-        if problem["kind"] == "import_blocked":
-            raise ImportBlockedError(problem["message"])
+        if problem.kind == "import_blocked":
+            raise ImportBlockedError(problem.message)
     if source.kind == "python":
         for problem in problems:
-            if problem["kind"] == "syntax_error":
+            if problem.kind == "syntax_error":
                 raise SyntaxErrorInSubmission(
-                    f"Python cannot read your file: {problem['message']}. "
-                    "Fix it and hand it in again."
+                    f"Python cannot read your file: {problem.message}. Fix it and hand it in again."
                 )
-            if problem["kind"] == "out_of_memory":
+            if problem.kind == "out_of_memory":
                 raise OutOfMemoryError(
                     f"{out_of_memory(memory_mb)} while it was being loaded, before any test "
-                    f"could start: {str(problem['message']).strip()}"
+                    f"could start: {problem.message.strip()}"
                 )
     suffix = " (the rest of the notebook still counts)" if source.kind == "notebook" else ""
     kind = "cell_failed" if source.kind == "notebook" else "raised_on_load"
-    return tuple(Problem(kind, loaded_message(problem, memory_mb) + suffix) for problem in problems)
+    warnings = tuple(
+        Problem(kind, loaded_message(problem, memory_mb) + suffix) for problem in problems
+    )
+    if loaded.left_out:  # only a notebook has more cells than are shown
+        warnings += (
+            Problem(
+                "warnings_cut",
+                f"{loaded.left_out} more cells failed; only the first {len(problems)} are shown",
+            ),
+        )
+    return warnings
 
 
 def out_of_memory(memory_mb: int) -> str:
@@ -343,14 +364,16 @@ def out_of_memory(memory_mb: int) -> str:
     return f"your code went over the memory limit{limit}"
 
 
-def loaded_message(problem: dict, memory_mb: int) -> str:
-    message = str(problem["message"]).strip()
-    if problem["kind"] == "out_of_memory":
+def loaded_message(problem: LoadProblem, memory_mb: int) -> str:
+    message = problem.message.strip()
+    if problem.kind == "out_of_memory":
         return f"{out_of_memory(memory_mb)}: {message}"
     return message
 
 
-def require_entry_point(lesson: Lesson, defined: list[str], warnings: tuple[Problem, ...]) -> None:
+def require_entry_point(
+    lesson: Lesson, defined: frozenset[str], warnings: tuple[Problem, ...]
+) -> None:
     if lesson.entry_point in defined:
         return
     what = "class" if lesson.entry_kind == "class" else "function"

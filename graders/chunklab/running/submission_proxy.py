@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunklab.contract import Backend, CallTimedOut, SubmissionRaised, WorkerCrashed
-from chunklab.sandbox.worker_main import digest_of_bytes
+from chunklab.sandbox.answer_shape import cut
+from chunklab.sandbox.worker_main import MAX_REPR, digest_of_bytes
 from chunklab.suites.checks import shorten
 
 __all__ = ["CallTimedOut", "NotPlainData", "SubmissionProxy", "SubmissionRaised", "WorkerCrashed"]
@@ -49,9 +50,14 @@ def decode(value: Any) -> Any:
         return [decode(item) for item in value]
     if kind is dict:
         if len(value) == 2 and "$unplain" in value and "repr" in value:
-            return NotPlainData(str(value["$unplain"]), str(value["repr"]))
+            return NotPlainData(stand_in_text(value["$unplain"], 100), stand_in_text(value["repr"]))
         return {key: decode(item) for key, item in value.items()}
     return value
+
+
+def stand_in_text(text: object, limit: int = MAX_REPR) -> str:
+    """A stand-in's text as the worker makes it (a string, cut); anything else is not shown."""
+    return cut(text, limit) if type(text) is str else "?"
 
 
 def answer_value(answer: dict[str, Any]) -> Any:
@@ -60,11 +66,21 @@ def answer_value(answer: dict[str, Any]) -> Any:
 
 
 def exception_from(raised: dict[str, Any]) -> Exception:
+    """The submission's exception, as the nearest builtin type made from a message alone.
+
+    Some builtin exceptions take more than a message (UnicodeDecodeError takes
+    five arguments, ExceptionGroup two): those come back as their nearest
+    ancestor that takes one (ValueError), so that `pytest.raises` still works.
+    """
     name, message = str(raised["type"]), str(raised["message"])
     builtin = getattr(builtins, str(raised.get("builtin", "")), None)
     if isinstance(builtin, type) and issubclass(builtin, Exception):
         text = message if name == builtin.__name__ else f"{name}: {message}"
-        return builtin(text)
+        for kind in builtin.__mro__:
+            try:
+                return kind(text)
+            except TypeError:
+                continue
     return SubmissionRaised(f"{name}: {message}")
 
 

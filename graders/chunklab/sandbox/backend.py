@@ -14,9 +14,10 @@ import time
 from functools import partial
 from typing import Any
 
-from chunklab.contract import Backend, CallTimedOut, CodeCell, WorkerCrashed
-from chunklab.errors import SubmissionTimeoutError, WorkerDiedError
+from chunklab.contract import Backend, CallTimedOut, CodeCell, ProtocolBroken, WorkerCrashed
+from chunklab.errors import BrokenProtocolError, SubmissionTimeoutError, WorkerDiedError
 from chunklab.sandbox import fitted_limits
+from chunklab.sandbox.answer_shape import LoadAnswer, load_answer
 from chunklab.sandbox.call_watch import CallLimit
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
@@ -37,6 +38,7 @@ class SandboxBackend(Backend):
     ) -> None:
         self.zygote = zygote
         self.cells = [cell.to_message() for cell in cells]
+        self.cell_indexes = tuple(cell.index for cell in cells)
         # The student's own modules, which the import policy lets the code import.
         self.local_modules = list(local_modules)
         self.limits = limits
@@ -51,11 +53,15 @@ class SandboxBackend(Backend):
         self.output_was_cut = False
         # Own time a call asked by digest spent, which the request for its answer continues.
         self.carried_seconds = 0.0
+        # Why the submission's answers are no longer trusted, once one broke the protocol.
+        self.broken = ""
 
-    def load(self) -> dict[str, Any]:
+    def load(self) -> LoadAnswer:
         """Run the submission's cells in a new worker; what they defined and what failed."""
         try:
             return self._start_worker()
+        except ProtocolBroken as broken:
+            raise BrokenProtocolError(str(broken)) from None
         except CallTimedOut:
             raise SubmissionTimeoutError(
                 f"running your code took longer than {self._load_seconds():.2g} seconds before "
@@ -75,16 +81,21 @@ class SandboxBackend(Backend):
         ceiling = max(LOAD_SECONDS_FLOOR, self.limits.call_seconds)
         return min(ceiling, max(0.0, self.limits.submission_seconds - self.spent))
 
-    def _start_worker(self) -> dict[str, Any]:
+    def _start_worker(self) -> LoadAnswer:
         """A fresh worker with the cells run in it; the time it takes counts as the submission's."""
         self.worker = worker = self.zygote.spawn()
         started = time.monotonic()
         try:
             worker.watch_next(CallLimit(self._load_seconds(), self.limits.memory_mb))
-            return worker.request(
+            answer = worker.request(
                 {"op": "load", "cells": self.cells, "local_modules": self.local_modules},
                 self._load_ceiling(),
             )
+            return load_answer(answer, self.cell_indexes)
+        except ProtocolBroken as broken:
+            self.broken = str(broken)
+            worker.kill()
+            raise
         finally:
             self._spend(worker, started)
 
@@ -106,6 +117,9 @@ class SandboxBackend(Backend):
             return worker.request(message, self._call_seconds())
         except CallTimedOut:
             self._timed_out()
+            raise
+        except ProtocolBroken as broken:
+            self.broken = str(broken)
             raise
         finally:
             self._spend(worker, started)
@@ -154,12 +168,16 @@ class SandboxBackend(Backend):
             self._timed_out()
             outcomes.append(error)
         except WorkerCrashed as error:
+            if isinstance(error, ProtocolBroken):
+                self.broken = str(error)
             outcomes.append(error)
         finally:
             self._spend(worker, started)
         return outcomes
 
     def _ready_worker(self) -> Worker:
+        if self.broken:
+            raise ProtocolBroken(self.broken)
         if self.spent >= self.limits.submission_seconds:
             raise self._budget_spent()
         if self.timed_out_in_test:
@@ -188,6 +206,8 @@ class SandboxBackend(Backend):
     def _replace_worker(self) -> None:
         try:
             self._start_worker()
+        except ProtocolBroken:
+            raise
         except (CallTimedOut, WorkerCrashed):
             raise WorkerCrashed(
                 "Your code could not be started again after an earlier failure."

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import select
 import shutil
 import signal
@@ -14,9 +13,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
-from chunklab.contract import CallTimedOut, WorkerCrashed
+from chunklab.contract import CallTimedOut, ProtocolBroken, WorkerCrashed
 from chunklab.sandbox.answer_budget import (
     MAX_ANSWER_BYTES,
     TOO_LARGE,
@@ -24,11 +23,9 @@ from chunklab.sandbox.answer_budget import (
     AnswerRefused,
     decode_answer,
 )
+from chunklab.sandbox.answer_shape import Expected, checked_answer, expected_of
 from chunklab.sandbox.call_watch import CallLimit, CallWatch, ProcFiles, Verdict
 from chunklab.sandbox.cgroups import WorkerGroup, pid_runs
-
-# A keyed BLAKE2b digest as the worker writes it (64 bytes, in hex).
-DIGEST = re.compile("[0-9a-f]{128}")
 
 
 class OutputCollector(threading.Thread):
@@ -81,7 +78,7 @@ class WorkerProcess:
         self.scanned = 0  # how much of the buffer holds no line end
         self.budget = AnswerBudget()
         # What each request still unanswered asked for, so each answer is checked against it.
-        self.expected: deque[str] = deque()
+        self.expected: deque[Expected] = deque()
         self.alive = True
         # Made once: a call waits on these twice, and a class makes thousands of calls.
         self.writable = select.poll()
@@ -112,14 +109,16 @@ class WorkerProcess:
     def send(self, message: dict[str, Any], timeout: float) -> None:
         deadline = time.monotonic() + timeout
         calls = message["calls"] if message.get("op") == "calls" else [message]
-        self.expected.extend(map(answer_kind, calls))
+        self.expected.extend(map(expected_of, calls))
         self._write(json.dumps(message).encode() + b"\n", deadline, timeout)
 
     def answer(self, timeout: float) -> dict[str, Any]:
         """The next answer, if it comes within `timeout` seconds from now.
 
         Its size and nesting are checked before it is decoded; an answer over
-        the budget ends the worker and fails the call (`WorkerCrashed`).
+        the budget ends the worker and fails the call (`WorkerCrashed`). Its
+        shape is checked before it is used: one that does not fit its request
+        ends the worker too (`ProtocolBroken`).
         """
         deadline = time.monotonic() + timeout
         line = self._read_line(deadline, timeout)
@@ -132,12 +131,14 @@ class WorkerProcess:
         except ValueError:
             self.kill()
             raise WorkerCrashed("The process running your code sent a garbled answer.") from None
-        if not fits(answer, self.expected.popleft() if self.expected else ""):
-            # Not the submission's answer, nor its exception: the protocol itself broke
-            # (a process the code started answering in the worker's place, say).
+        try:
+            # An answer to no request at all fits nothing.
+            return checked_answer(
+                answer, self.expected.popleft() if self.expected else Expected("")
+            )
+        except ProtocolBroken:
             self.kill()
-            raise WorkerCrashed(BROKEN_PROTOCOL)
-        return answer
+            raise
 
     def new_test(self) -> None:
         """A new test starts: the answers of the one before are no longer held."""
@@ -246,36 +247,6 @@ class WorkerProcess:
             self.output.join(timeout=2)
         if self.work_dir is not None:
             shutil.rmtree(self.work_dir, ignore_errors=True)
-
-
-BROKEN_PROTOCOL = (
-    "The process running your code broke its protocol with the grader: it sent an answer "
-    "that does not fit the request (did your code start a process that kept running?)."
-)
-
-
-def fits(answer: object, op: str) -> TypeGuard[dict[str, Any]]:
-    """Whether an answer has the shape the worker gives to a request of this kind."""
-    if type(answer) is not dict:
-        return False
-    if op == "load":
-        return type(answer.get("problems")) is list and type(answer.get("defined")) is list
-    if "raised" in answer:
-        raised = answer["raised"]
-        return type(raised) is dict and all(type(raised.get(k)) is str for k in ("type", "message"))
-    if op == "new":
-        return "handle" in answer
-    if op == "digest":
-        # A call whose answer the grader asked for by digest: a digest, or the answer itself.
-        digest = answer.get("digest")
-        return "ok" in answer or (type(digest) is str and DIGEST.fullmatch(digest) is not None)
-    return op in ("call", "method", "kept") and "ok" in answer
-
-
-def answer_kind(request: dict[str, Any]) -> str:
-    """What a request's answer must look like: its op, or "digest" for a call asked so."""
-    op = str(request.get("op"))
-    return "digest" if op in ("call", "method") and "digest" in request else op
 
 
 def open_pidfd(pid: int) -> int | None:
