@@ -65,9 +65,9 @@ def too_large_with_helpers(
     more = f" and {len(helpers) - NAMED_FILES} more" if len(helpers) > NAMED_FILES else ""
     return SubmissionTooLargeError(
         f"the code in {graded.name} and the {len(helpers)} helper module(s) beside it "
-        f"({named}{more}) holds more than {limit:,} bytes; a submission's code, its helper "
-        f"modules included, may hold at most {limit:,} bytes (the grader's "
-        "--max-submission-kb); hand in only your solution and the modules it imports"
+        f"({named}{more}) hold more than {limit:,} bytes together, the most a submission's "
+        "code, its helper modules included, may hold (the grader's --max-submission-kb); "
+        "hand in only your solution and the modules it imports"
     )
 
 
