@@ -298,7 +298,7 @@ def test_the_lessons_file_is_found_beside_code_that_breaks_a_parser(tmp_path):
     [
         (RecursionError("deep"), "unreadable", "nested too deeply or is too large to read"),
         (MemoryError(), "unreadable", "too large to read (MemoryError)"),
-        (RuntimeError("a fault"), "reading_failed", "(RuntimeError: a fault); tell your"),
+        (RuntimeError("a fault"), "internal", "(RuntimeError: a fault); tell your"),
     ],
 )
 def test_any_failure_reading_a_submission_is_its_own_error_and_the_class_goes_on(

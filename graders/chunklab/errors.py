@@ -114,4 +114,4 @@ class OutOfMemoryError(SubmissionError):
 class ReadingFailedError(UnreadableSubmissionError):
     """Reading a submission failed in a way the reader does not foresee: a fault of the kit."""
 
-    kind = "reading_failed"
+    kind = "internal"
