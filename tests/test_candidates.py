@@ -99,3 +99,17 @@ def test_a_folder_look_keeps_each_files_look(tmp_path):
     look = FolderLook(1_000)
     assert look.at(tmp_path / "a.py") is look.at(tmp_path / "a.py")
     assert look.warnings() == ()
+
+
+def test_a_folders_looks_together_read_at_most_a_few_of_the_largest_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(candidates, "NOTEBOOK_OUTPUTS_BYTES", 0)
+    monkeypatch.setattr(candidates, "MOST_FILES_LOOKED_INTO", 2)
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text(CHUNK + "#" * 850)  # 900 bytes
+    look = FolderLook(1_000)
+    looks = [look.at(tmp_path / name) for name in ("a.py", "b.py", "c.py")]
+    assert [each.defined for each in looks] == [frozenset({"chunk"})] * 2 + [frozenset()]
+    assert [w.message for w in look.warnings()] == [
+        "c.py was not looked into to choose the file to grade: the files looked into "
+        "before it already hold 1,800 bytes"
+    ]

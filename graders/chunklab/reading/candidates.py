@@ -16,7 +16,7 @@ a worker has, so it must cost little whatever a file holds:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,9 @@ from chunklab.scoring.report import Problem
 WARNING_KIND = "file_skipped"
 # The largest submission's code read, in KB: `--max-submission-kb`'s default.
 DEFAULT_MAX_SUBMISSION_KB = 1024
+# A folder's files are looked into until this many of the largest files a
+# submission may have were read; the rest are skipped (a student hands in a few).
+MOST_FILES_LOOKED_INTO = 4
 ENTRY_POINTS = tuple(lesson.entry_point for lesson in LESSONS.values())
 
 
@@ -54,6 +57,8 @@ class FileLook:
     defined: frozenset[str] = frozenset()
     # Why the file was not looked into (too large, not readable); None when it was.
     skipped: Problem | None = None
+    # The bytes read to look at it: what a folder's looks are bounded by.
+    read: int = field(default=0, compare=False)
 
 
 def largest_file(path: Path, limit: int) -> int:
@@ -75,6 +80,10 @@ def look_at(path: Path, limit: int) -> FileLook:
         raw = read_regular_file(path, most)
     except SubmissionError as error:
         return FileLook(path, skipped=skipped(path, str(error)))
+    return replace(look_into(path, raw, most), read=len(raw))
+
+
+def look_into(path: Path, raw: bytes, most: int) -> FileLook:
     if len(raw) > most:
         return FileLook(
             path,
@@ -125,16 +134,30 @@ class FolderLook:
 
     One is made per folder for each pass over it (finding its submissions,
     reading one); the files skipped on the way are reported with the submission.
+    All its looks together read at most `MOST_FILES_LOOKED_INTO` of the largest
+    files a submission may have, so a folder of thousands of files costs no more.
     """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
+        self.budget = MOST_FILES_LOOKED_INTO * largest_file(Path("any.ipynb"), limit)
         self._looks: dict[Path, FileLook] = {}
 
     def at(self, path: Path) -> FileLook:
         if path not in self._looks:
-            self._looks[path] = look_at(path, self.limit)
+            self._looks[path] = self._look(path)
         return self._looks[path]
+
+    def _look(self, path: Path) -> FileLook:
+        if self.budget < largest_file(path, self.limit):
+            why = f"the files looked into before it already hold {self.spent():,} bytes"
+            return FileLook(path, skipped=skipped(path, why))
+        look = look_at(path, self.limit)
+        self.budget -= look.read
+        return look
+
+    def spent(self) -> int:
+        return sum(look.read for look in self._looks.values())
 
     def warnings(self) -> tuple[Problem, ...]:
         """Why each file looked at and skipped was skipped, in file order."""
