@@ -340,3 +340,15 @@ def test_check_on_a_folder_beside_code_that_breaks_a_parser_checks_the_lessons_f
         assert result.exit_code == 0, result.stderr
         [report] = result.reports
         assert report["status"] == "graded" and report["score"] == report["max_score"] > 0
+
+
+def test_an_entry_gone_while_the_class_is_listed_is_its_own_error(tmp_path, monkeypatch):
+    from chunklab.reading import read
+
+    (tmp_path / "a_char_chunk.py").write_text(CHAR_SOLUTION.read_text())
+    listed = read.folder_submissions(tmp_path) + [tmp_path / "gone"]
+    monkeypatch.setattr(read, "folder_submissions", lambda folder: listed)
+    found = read.find_submissions([tmp_path])
+    assert [f.path.name for f in found] == ["a_char_chunk.py", "gone"]
+    with pytest.raises(SubmissionError, match="gone cannot be opened: No such file"):
+        read_submission(found[1].path)
