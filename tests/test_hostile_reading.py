@@ -251,3 +251,104 @@ def test_cell_magics_that_run_python_are_graded_and_others_skipped_with_a_warnin
     assert [w["kind"] for w in report["warnings"]] == ["magic_skipped", "magic_skipped"]
     assert "%%bash" in report["warnings"][0]["message"]
     assert "%matplotlib inline" in report["warnings"][1]["message"]
+
+
+# Inputs that make Python's parser or its JSON reader recurse, or run out of memory.
+DEEP_SUM = "x = " + "1+" * 100_000 + "1\n"
+DEEP_MINUS = "x = " + "-" * 100_000 + "1\n"
+DEEP_JSON = "[" * 100_000
+
+
+def test_files_that_break_a_parser_never_stop_the_finding_or_grading_of_a_class(chunklab, tmp_path):
+    folder = tmp_path / "class"
+    (folder / "mallory").mkdir(parents=True)
+    (folder / "mallory" / "char_chunk.py").write_text(CHAR_SOLUTION.read_text())
+    (folder / "mallory" / "char_chunk_notes.py").write_text(DEEP_SUM)
+    (folder / "mallory" / "notes.ipynb").write_text(DEEP_JSON)
+    (folder / "a_word_chunk.py").write_text(WORD_SOLUTION)
+    result = chunklab("grade", "--jobs", "1", folder)
+    assert result.exit_code == 0, result.stderr
+    reports = by_name(result.reports)
+    assert sorted(reports) == ["a_word_chunk.py", "mallory"]
+    for report in reports.values():
+        assert report["status"] == "graded"
+        assert report["score"] == report["max_score"] > 0
+    assert reports["mallory"]["warnings"] == [
+        {
+            "kind": "file_skipped",
+            "message": "notes.ipynb was not looked into to choose the file to grade: "
+            "notes.ipynb is not a valid notebook: its JSON is nested too deeply; "
+            "open it in Jupyter and save it again",
+        }
+    ]
+
+
+def test_the_lessons_file_is_found_beside_code_that_breaks_a_parser(tmp_path):
+    folder = tmp_path / "mallory"
+    folder.mkdir()
+    (folder / "solution.py").write_text(CHAR_SOLUTION.read_text())
+    (folder / "notes.py").write_text(DEEP_MINUS)
+    (folder / "sums.py").write_text(DEEP_SUM)
+    source = read_submission(folder, "char_chunk")
+    assert (source.path.name, source.lesson.id) == ("solution.py", "char_chunk")
+
+
+@pytest.mark.parametrize(
+    ("failure", "kind", "says"),
+    [
+        (RecursionError("deep"), "unreadable", "nested too deeply or is too large to read"),
+        (MemoryError(), "unreadable", "too large to read (MemoryError)"),
+        (RuntimeError("a fault"), "internal", "(RuntimeError: a fault); tell your"),
+    ],
+)
+def test_any_failure_reading_a_submission_is_its_own_error_and_the_class_goes_on(
+    tmp_path, monkeypatch, failure, kind, says
+):
+    from chunklab.reading import candidates, read
+
+    folder = tmp_path / "class"
+    (folder / "mallory").mkdir(parents=True)
+    (folder / "mallory" / "char_chunk.py").write_text(CHAR_SOLUTION.read_text())
+    (folder / "mallory" / "notes.ipynb").write_text("{}")
+    (folder / "a_char_chunk.py").write_text(CHAR_SOLUTION.read_text())
+
+    def fails(path: Path, limit: int) -> Any:
+        raise failure
+
+    monkeypatch.setattr(candidates, "look_at", fails)
+    found = read.find_submissions([folder])
+    assert [(f.path.name, f.lesson) for f in found] == [
+        ("a_char_chunk.py", None),
+        ("mallory", None),  # one submission, whose reading tells why
+    ]
+    with pytest.raises(SubmissionError) as raised:
+        read_submission(folder / "mallory")
+    assert raised.value.kind == kind and says in str(raised.value)
+    assert read_submission(folder / "a_char_chunk.py").lesson.id == "char_chunk"
+
+
+def test_check_on_a_folder_beside_code_that_breaks_a_parser_checks_the_lessons_file(
+    chunklab, tmp_path
+):
+    folder = tmp_path / "mallory"
+    folder.mkdir()
+    (folder / "char_chunk.py").write_text(CHAR_SOLUTION.read_text())
+    (folder / "char_chunk_notes.py").write_text(DEEP_SUM)
+    (folder / "notes.ipynb").write_text(DEEP_JSON)
+    for args in (["char_chunk", folder], [folder]):
+        result = chunklab("check", "--json", *args)
+        assert result.exit_code == 0, result.stderr
+        [report] = result.reports
+        assert report["status"] == "graded" and report["score"] == report["max_score"] > 0
+
+
+def test_an_entry_gone_while_the_class_is_listed_is_its_own_error(tmp_path, monkeypatch):
+    from chunklab.reading import read
+
+    (tmp_path / "a_char_chunk.py").write_text(CHAR_SOLUTION.read_text())
+    listed = read.folder_submissions(tmp_path) + [tmp_path / "gone"]
+    monkeypatch.setattr(read, "folder_submissions", lambda folder: listed)
+    found = read.find_submissions([tmp_path])
+    assert [f.path.name for f in found] == ["a_char_chunk.py", "gone"]
+    with pytest.raises(SubmissionError, match="gone cannot be opened: No such file"):
+        read_submission(found[1].path)

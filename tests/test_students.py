@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.errors import UnsafePathError
+from chunklab.errors import SubmissionTooLargeError, UnsafePathError
 from chunklab.lessons import LESSONS
 from chunklab.reading.read import find_submissions, read_submission
 from chunklab.reading.student import pick_file, regular_files, student_name
@@ -158,3 +158,32 @@ def test_a_notebook_naming_two_lessons_is_left_for_the_reader_to_judge(tmp_path)
         ("ivy", "ivy", "word_chunk"),
         ("char_chunk.ipynb", "ivy", None),
     ]
+
+
+def test_helper_modules_count_toward_the_size_limit_with_the_lesson_file(tmp_path):
+    folder = tmp_path / "hal"
+    folder.mkdir()
+    code = "def chunk(text, size, overlap):\n    return [text]\n"  # 50 bytes
+    (folder / "char_chunk.py").write_text(code)
+    (folder / "small.py").write_text("#" * 400)
+    source = read_submission(folder, limit=1_000)
+    assert source.local_modules == ("small",)
+    (folder / "big.py").write_text("#" * 600)
+    with pytest.raises(SubmissionTooLargeError) as raised:
+        read_submission(folder, limit=1_000)
+    assert str(raised.value) == (
+        "the code in char_chunk.py and the 2 helper module(s) beside it (big.py (600 bytes), "
+        "small.py (400 bytes)) hold more than 1,000 bytes together, the most a submission's "
+        "code, its helper modules included, may hold (the grader's --max-submission-kb); "
+        "hand in only your solution and the modules it imports"
+    )
+    assert read_submission(folder, limit=1_050).local_modules == ("big", "small")
+
+
+def test_a_folder_whose_files_all_name_one_lesson_is_read_without_one(tmp_path):
+    folder = tmp_path / "mallory"
+    folder.mkdir()
+    (folder / "char_chunk.py").write_text(solution("char_chunk"))
+    (folder / "char_chunk_notes.py").write_text("notes = 'chunk(text, size, overlap)'\n")
+    source = read_submission(folder)
+    assert (source.path.name, source.lesson.id) == ("char_chunk.py", "char_chunk")

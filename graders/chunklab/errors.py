@@ -115,3 +115,9 @@ class OutOfMemoryError(SubmissionError):
     """Loading the submission went over the memory limit before any test could start."""
 
     kind = "out_of_memory"
+
+
+class ReadingFailedError(UnreadableSubmissionError):
+    """Reading a submission failed in a way the reader does not foresee: a fault of the kit."""
+
+    kind = "internal"

@@ -156,12 +156,14 @@ def report_path(out_dir: Path, item: SubmissionPath) -> Path:
     return out_dir / "submissions" / report_file_name(item.display, item.resolved)
 
 
-def find_all(paths: list[Path], lesson_id: str | None) -> tuple[list[SubmissionPath], list[Path]]:
+def find_all(
+    paths: list[Path], lesson_id: str | None, limit: int
+) -> tuple[list[SubmissionPath], list[Path]]:
     """The submissions under every path, and the paths that hold none."""
     items: list[SubmissionPath] = []
     empty: list[Path] = []
     for path in paths:
-        found = find_submissions([path], lesson_id)
+        found = find_submissions([path], lesson_id, limit)
         items += found
         if not found:
             empty.append(path)
@@ -270,7 +272,7 @@ def grade_command(
             out_dir, class_options or ClassOptions(hidden_feedback=hidden_feedback), kit, limits
         )
     )
-    items, empty = find_all(paths, lesson_id)
+    items, empty = find_all(paths, lesson_id, limits.max_submission_kb * 1024)
     for hidden in (each for path in paths if path.is_dir() for each in hidden_submissions(path)):
         print(
             terminal_safe(

@@ -31,6 +31,10 @@ CLEAR_OUTPUTS = (
 # and containers, counted in the raw bytes before parsing (those in text count
 # too), bound the values, and the memory parsing takes, whatever the file holds.
 MOST_JSON_VALUES = 1_000_000
+# The size limit counts a submission's code (`--max-submission-kb`); a notebook's
+# file may be this much larger for its outputs and attachments, which are not code.
+# Bounded, because parsing a notebook's JSON holds several times its size in memory.
+NOTEBOOK_OUTPUTS_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,10 @@ def load_json(path: Path, raw: bytes) -> Any:
     except RecursionError:
         raise BrokenNotebookError(
             f"{path.name} is not a valid notebook: its JSON is nested too deeply; {SAVE_AGAIN}"
+        ) from None
+    except MemoryError:  # values are bounded above; this keeps the run alive all the same
+        raise SubmissionTooLargeError(
+            f"{path.name} is too large to read as a notebook; {CLEAR_OUTPUTS}"
         ) from None
     except ValueError as error:  # a number too long to read, for one
         raise BrokenNotebookError(

@@ -10,6 +10,7 @@ from pathlib import Path
 from chunklab.errors import (
     LessonConflictError,
     LessonNotFoundError,
+    ReadingFailedError,
     SubmissionError,
     SubmissionTooLargeError,
     UnknownLessonError,
@@ -17,13 +18,13 @@ from chunklab.errors import (
     UsageError,
 )
 from chunklab.lessons import LESSONS, Lesson, get_lesson, lesson_named_in
-from chunklab.reading.notebook_file import CLEAR_OUTPUTS, read_notebook
+from chunklab.reading.candidates import DEFAULT_MAX_SUBMISSION_KB, FolderLook
+from chunklab.reading.helpers import Helpers, read_helpers
+from chunklab.reading.notebook_file import CLEAR_OUTPUTS, NOTEBOOK_OUTPUTS_BYTES, read_notebook
 from chunklab.reading.python_file import read_python
 from chunklab.reading.safe_file import mode_of, read_regular_file, unsafe
 from chunklab.reading.source import CodeCell, SubmissionSource
 from chunklab.reading.student import (
-    helper_files,
-    helpers_cell,
     lessons_in,
     names_two_lessons,
     pick_file,
@@ -33,12 +34,6 @@ from chunklab.reading.student import (
 from chunklab.scoring.report import Problem
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb")
-# The largest submission's code read, in KB: `--max-submission-kb`'s default.
-DEFAULT_MAX_SUBMISSION_KB = 1024
-# The size limit counts a submission's code (`--max-submission-kb`); a notebook's
-# file may be this much larger for its outputs and attachments, which are not code.
-# Bounded, because parsing a notebook's JSON holds several times its size in memory.
-NOTEBOOK_OUTPUTS_BYTES = 16 * 1024 * 1024
 # Entries of a class folder that tools leave behind: never a submission, never warned of.
 NEVER_SUBMISSIONS = (".git", ".ipynb_checkpoints", "__pycache__")
 
@@ -62,12 +57,17 @@ class SubmissionPath:
         return os.path.join(os.path.realpath(self.path.parent), self.path.name)
 
 
-def find_submissions(paths: list[Path], lesson_id: str | None = None) -> list[SubmissionPath]:
+def find_submissions(
+    paths: list[Path],
+    lesson_id: str | None = None,
+    limit: int = DEFAULT_MAX_SUBMISSION_KB * 1024,
+) -> list[SubmissionPath]:
     """Each path as given, or for a folder each `.py`/`.ipynb` file and sub-folder in it.
 
     A path given here is the instructor's choice and is followed if it is a link;
     nothing found inside a folder is: links there are listed, to be reported.
-    A student's sub-folder is one submission per lesson it holds files for.
+    A student's sub-folder is one submission per lesson it holds files for; only
+    files within the size limit `limit` are looked into to tell them apart.
     """
     found: list[SubmissionPath] = []
     for path in paths:
@@ -82,8 +82,8 @@ def find_submissions(paths: list[Path], lesson_id: str | None = None) -> list[Su
             found.append(SubmissionPath(real, str(path), student_name(path)))
             continue
         for entry in folder_submissions(path):
-            if stat.S_ISDIR(os.lstat(entry).st_mode):
-                found += student_folder(entry, lesson_id)
+            if is_folder(entry):
+                found += student_folder(entry, lesson_id, limit)
             else:  # a file, or a link or special file to be reported as unsafe
                 found.append(SubmissionPath(entry, str(entry), student_name(entry)))
     return found
@@ -123,39 +123,48 @@ def hidden_submissions(folder: Path) -> list[Path]:
     ]
 
 
+def is_folder(path: Path) -> bool:
+    """A folder itself, not a link to one; anything gone or unreadable is left to its reading."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def looks_like_submission(entry: os.DirEntry) -> bool:
     if entry.name in NEVER_SUBMISSIONS:
         return False
     return entry.is_dir() or Path(entry.name).suffix in SUBMISSION_SUFFIXES
 
 
-def student_folder(folder: Path, lesson_id: str | None) -> list[SubmissionPath]:
+def student_folder(folder: Path, lesson_id: str | None, limit: int) -> list[SubmissionPath]:
     """One submission per lesson a student's folder holds files for (only `lesson_id`'s if set)."""
     student = student_name(folder)
     whole = [SubmissionPath(folder, str(folder), student)]
+    look = FolderLook(limit)
     try:
-        lessons = [lesson_id] if lesson_id else list(lessons_in(folder))
+        lessons = [lesson_id] if lesson_id else list(lessons_in(folder, look))
         found = []
         for lesson in lessons:
-            candidates = pick_file(folder, get_lesson(lesson))
             # A folder of several lessons is told apart by the file graded for each.
-            display = str(candidates[0]) if candidates and len(lessons) > 1 else str(folder)
+            candidates = pick_file(folder, get_lesson(lesson), look) if lessons[1:] else []
+            display = str(candidates[0]) if candidates else str(folder)
             found.append(SubmissionPath(folder, display, student, lesson))
         if lesson_id is None:
             # Read on its own, so its lesson is told (or found in conflict) as for any file.
             found += [
                 SubmissionPath(path, str(path), student)
                 for path in regular_files(folder)
-                if names_two_lessons(path)
+                if names_two_lessons(path, look)
             ]
-    except SubmissionError:
-        # A folder that cannot be listed safely (a link inside, too many files) is one
-        # submission, whose reading reports why.
+    except Exception:  # one student's files never stop the finding of the rest
+        # A folder that cannot be listed safely (a link inside, too many files) or looked
+        # into is one submission, whose reading reports why.
         return whole
     return found or whole
 
 
-def submission_file(path: Path, lesson_id: str | None) -> Path:
+def submission_file(path: Path, lesson_id: str | None, look: FolderLook) -> Path:
     """The file to grade in a student's folder: the only one, or the one that is the lesson's.
 
     Only regular files are considered, found without following symbolic links; a
@@ -166,8 +175,9 @@ def submission_file(path: Path, lesson_id: str | None) -> Path:
         if not stat.S_ISREG(mode):
             raise unsafe(path.name, mode)  # a link or a special file: never followed or opened
         return path
-    files = pick_file(path, get_lesson(lesson_id) if lesson_id in LESSONS else None)
-    if files and (len(files) == 1 or lesson_id in LESSONS):
+    lesson = LESSONS.get(lesson_id) if lesson_id else only_lesson(path, look)
+    files = pick_file(path, lesson, look)
+    if files and (len(files) == 1 or lesson is not None):
         return files[0]
     if not files:
         raise UnreadableSubmissionError(
@@ -180,6 +190,12 @@ def submission_file(path: Path, lesson_id: str | None) -> Path:
     )
 
 
+def only_lesson(folder: Path, look: FolderLook) -> Lesson | None:
+    """The lesson of a folder whose files name one lesson only (by name or notebook metadata)."""
+    named = lessons_in(folder, look)
+    return LESSONS[next(iter(named))] if len(named) == 1 else None
+
+
 @dataclass(frozen=True)
 class ReadCode:
     """A submission file's code, before its lesson is decided."""
@@ -188,6 +204,8 @@ class ReadCode:
     cells: tuple[CodeCell, ...]
     notebook_lesson: str | None = None
     warnings: tuple[Problem, ...] = ()
+    # The size of the code in bytes: what the size limit counts.
+    code_bytes: int = 0
 
 
 def read_code(file: Path, limit: int) -> ReadCode:
@@ -196,7 +214,7 @@ def read_code(file: Path, limit: int) -> ReadCode:
         raw = read_regular_file(file, limit)
         if len(raw) > limit:
             raise too_large(file, f"more than {limit:,}", limit)
-        return ReadCode("python", read_python(file, raw))
+        return ReadCode("python", read_python(file, raw), code_bytes=len(raw))
     if file.suffix != ".ipynb":
         raise UnreadableSubmissionError(f"{file.name} is neither a .py file nor an .ipynb notebook")
     raw = read_regular_file(file, limit + NOTEBOOK_OUTPUTS_BYTES)
@@ -208,7 +226,9 @@ def read_code(file: Path, limit: int) -> ReadCode:
     notebook = read_notebook(file, raw)
     if notebook.code_bytes > limit:
         raise too_large(file, f"{notebook.code_bytes:,}", limit)
-    return ReadCode("notebook", notebook.cells, notebook.lesson, notebook.warnings)
+    return ReadCode(
+        "notebook", notebook.cells, notebook.lesson, notebook.warnings, notebook.code_bytes
+    )
 
 
 def too_large(file: Path, size: str, limit: int) -> SubmissionTooLargeError:
@@ -260,22 +280,45 @@ def read_submission(
     display: str | None = None,
     limit: int = DEFAULT_MAX_SUBMISSION_KB * 1024,
 ) -> SubmissionSource:
-    """Read one submission: its code cells and its lesson. Its code holds at most `limit` bytes."""
-    file = submission_file(path, lesson_id)
+    """Read one submission: its code cells and its lesson.
+
+    Its code, helper modules included, holds at most `limit` bytes. Whatever
+    goes wrong while reading it is this submission's `SubmissionError`, never
+    the run's: one student's files never cost another a grade.
+    """
+    try:
+        return read_checked(path, lesson_id, display, limit)
+    except SubmissionError:
+        raise
+    except (RecursionError, MemoryError) as error:
+        raise UnreadableSubmissionError(
+            f"{path.name} could not be read: its content is nested too deeply or is too "
+            f"large to read ({type(error).__name__}); hand in plain code"
+        ) from None
+    except Exception as error:  # the boundary between one submission and the run
+        raise ReadingFailedError(
+            f"the grader failed to read {path.name} ({type(error).__name__}: {error}); "
+            "tell your instructor, and hand in a plain .py file or a notebook saved by Jupyter"
+        ) from error
+
+
+def read_checked(
+    path: Path, lesson_id: str | None, display: str | None, limit: int
+) -> SubmissionSource:
+    look = FolderLook(limit)
+    file = submission_file(path, lesson_id, look)
     code = read_code(file, limit)
     lesson = choose_lesson(file, lesson_id, code.notebook_lesson)
-    cells = code.cells
-    helpers: tuple[str, ...] = ()
+    helpers = Helpers()
     if stat.S_ISDIR(mode_of(path)):
-        cells = helpers_cell(path, file) + cells
-        helpers = tuple(helper.stem for helper in helper_files(path, file))
+        helpers = read_helpers(path, file, code.code_bytes, limit)
     return SubmissionSource(
         path=file,
         display=display or str(path),
         kind=code.kind,
         lesson=lesson,
-        cells=cells,
-        warnings=code.warnings,
+        cells=helpers.cells + code.cells,
+        warnings=look.warnings() + helpers.warnings + code.warnings,
         student=student_name(path),
-        local_modules=helpers,
+        local_modules=helpers.modules,
     )

@@ -1,0 +1,105 @@
+"""The student's own modules beside the graded file: found, read within the size limit, sent.
+
+The size limit (`--max-submission-kb`) counts everything sent to the worker:
+the graded file's code and its helper modules together. Helpers are read in
+turn against what the limit leaves, so a folder of large modules is refused
+after at most the limit's bytes, and never fills the grader's memory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from chunklab.errors import SubmissionError, SubmissionTooLargeError
+from chunklab.reading.safe_file import read_regular_file
+from chunklab.reading.source import CodeCell
+from chunklab.reading.student import helper_files
+from chunklab.scoring.report import Problem
+
+HELPERS_LABEL = "helper modules"
+WARNING_KIND = "helper_skipped"
+# Files named in a too-large message: the largest ones.
+NAMED_FILES = 5
+
+
+@dataclass(frozen=True)
+class Helpers:
+    """The cell that installs the helper modules, their names, and those that could not be read."""
+
+    cells: tuple[CodeCell, ...] = ()
+    modules: tuple[str, ...] = ()
+    warnings: tuple[Problem, ...] = ()
+
+
+def read_helpers(folder: Path, graded: Path, code_bytes: int, limit: int) -> Helpers:
+    """The helpers beside `graded`, whose code (`code_bytes`) leaves `limit - code_bytes` bytes."""
+    paths = helper_files(folder, graded)
+    sources: dict[str, tuple[str, str]] = {}
+    warnings: list[Problem] = []
+    used = code_bytes
+    for path in paths:
+        try:
+            raw = read_regular_file(path, max(limit - used, 0))
+        except SubmissionError as error:
+            warnings.append(
+                Problem(WARNING_KIND, f"{path.name} cannot be imported by your code: {error}")
+            )
+            continue
+        used += len(raw)
+        if used > limit:
+            raise too_large_with_helpers(graded, paths, limit)
+        sources[path.stem] = (path.name, raw.decode("utf-8", errors="replace"))
+    if not sources:
+        return Helpers(warnings=tuple(warnings))
+    cell = CodeCell(index=-1, label=HELPERS_LABEL, source=HELPERS_CELL % (sources,))
+    return Helpers((cell,), tuple(sources), tuple(warnings))
+
+
+def too_large_with_helpers(
+    graded: Path, helpers: list[Path], limit: int
+) -> SubmissionTooLargeError:
+    by_size = sorted(helpers, key=lambda path: (-size_of(path), path.name))
+    named = ", ".join(f"{path.name} ({size_of(path):,} bytes)" for path in by_size[:NAMED_FILES])
+    more = f" and {len(helpers) - NAMED_FILES} more" if len(helpers) > NAMED_FILES else ""
+    return SubmissionTooLargeError(
+        f"the code in {graded.name} and the {len(helpers)} helper module(s) beside it "
+        f"({named}{more}) hold more than {limit:,} bytes together, the most a submission's "
+        "code, its helper modules included, may hold (the grader's --max-submission-kb); "
+        "hand in only your solution and the modules it imports"
+    )
+
+
+def size_of(path: Path) -> int:
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
+
+
+HELPERS_CELL = '''\
+def __chunklab_install_helpers(sources):
+    import importlib.abc
+    import importlib.util
+    import sys
+
+    class HelperModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        """The student's own modules, imported from the source handed in with the lesson."""
+
+        def find_spec(self, name, path=None, target=None):
+            if name in sources:
+                return importlib.util.spec_from_loader(name, self, origin=sources[name][0])
+            return None
+
+        def exec_module(self, module):
+            label, source = sources[module.__name__]
+            module.__file__ = label
+            exec(compile(source, label, "exec"), module.__dict__)
+
+    sys.meta_path.insert(0, HelperModules())
+
+
+__chunklab_install_helpers(%r)
+del __chunklab_install_helpers
+'''
