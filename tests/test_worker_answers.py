@@ -387,3 +387,21 @@ def test_an_exception_that_takes_more_than_a_message_comes_back_as_its_nearest_k
     with pytest.raises(builtin) as raised:
         SubmissionProxy(backend).fail()
     assert type(raised.value) is builtin
+
+
+@pytest.mark.parametrize("source", ["x = " + "1+" * 100_000 + "1", "x = " + "-" * 100_000 + "1"])
+def test_code_nested_too_deeply_to_compile_is_told_as_such(source):
+    # Python's compiler runs out of recursion or memory here, which is no crash of the worker.
+    answer = Session().load([{"index": 0, "label": "submission.py", "source": source}])
+    assert answer == {
+        "problems": [
+            {
+                "cell": 0,
+                "kind": "syntax_error",
+                "line": None,
+                "message": "submission.py: the code nests too deeply for Python to read "
+                "(brackets or operators inside one another thousands of times); write it flatter.",
+            }
+        ],
+        "defined": [],
+    }

@@ -346,6 +346,18 @@ class Session:
                         "message": f"{label}, line {exc.lineno}: {exc.msg}",
                     }
                 )
+            except (RecursionError, MemoryError):
+                # Python's own parser gives up on code nested this deeply.
+                problems.append(
+                    {
+                        "cell": cell["index"],
+                        "kind": "syntax_error",
+                        "line": None,
+                        "message": f"{label}: the code nests too deeply for Python to read "
+                        "(brackets or operators inside one another thousands of times); "
+                        "write it flatter.",
+                    }
+                )
         if blocked:
             return import_blocked(blocked)
         for cell, code in compiled:
