@@ -8,7 +8,8 @@ import types
 import pytest
 
 from chunklab.sandbox import fitted_limits
-from chunklab.sandbox.call_watch import CallLimit, CallWatch, Verdict
+from chunklab.sandbox.call_watch import CPU_SLACK, CallLimit, CallWatch, Reading, Verdict
+from chunklab.sandbox.cpu_time import CpuUse
 from chunklab.sandbox.fitted_limits import FACTOR, ReferenceTimes, call_seconds
 from chunklab.sandbox.limits import Limits
 
@@ -122,11 +123,23 @@ def test_the_reference_gets_copies_of_the_arguments():
 
 
 class ScriptedProcFiles:
-    """What /proc says about a worker, look by look."""
+    """What /proc says about a worker, look by look.
 
-    def __init__(self, delays: list[float], sizes: list[float] | None = None) -> None:
+    `cpu`: CPU seconds used so far by the worker process and by its whole group, at
+    each look (unknown where not given); `runnable`: whether its main thread is.
+    """
+
+    def __init__(
+        self,
+        delays: list[float | None],
+        sizes: list[float] | None = None,
+        cpu: list[tuple[float | None, float | None]] | None = None,
+        runnable: bool = False,
+    ) -> None:
         self.delays = iter(delays)
         self.sizes = iter(sizes or [])
+        self.cpus = iter(cpu or [])
+        self.runnable = runnable
 
     def run_delay(self) -> float | None:
         return next(self.delays)
@@ -134,13 +147,19 @@ class ScriptedProcFiles:
     def resident_mb(self) -> float | None:
         return next(self.sizes, None)
 
+    def cpu(self) -> CpuUse:
+        return CpuUse(*next(self.cpus, (None, None)))
+
+    def waiting_to_run(self) -> bool:
+        return self.runnable
+
 
 def test_own_time_leaves_out_the_wait_for_a_cpu():
     # Looks 0.1 s apart; the worker waited for a CPU for 0.09 s of each.
     watch = CallWatch(ScriptedProcFiles([0.0, 0.09, 0.18]), CallLimit(0.05, 512))
     for now in (1.0, 1.1, 1.2):
         watch.look(now, deadline=99.0)
-    assert watch.own_time(1.3, 0.27) == pytest.approx(0.03)
+    assert watch.own_time(Reading(1.3, 0.27, CpuUse(None, None))) == pytest.approx(0.03)
 
 
 def test_a_call_past_its_own_time_is_stopped():
