@@ -178,6 +178,62 @@ def test_own_time_is_wall_time_where_the_wait_cannot_be_read():
         watch.look(1.06, 99.0)
 
 
+def test_cpu_used_by_other_threads_and_processes_counts_while_the_main_thread_waits():
+    # The main thread waits for a CPU all along (its own time by the clock stays 0) while
+    # the worker's group uses 0.06 s of CPU between looks.
+    cpu = [(0.0, 0.0), (0.001, 0.06), (0.002, 0.12)]
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.05, 0.1], cpu=cpu), CallLimit(0.1, 512))
+    watch.look(1.0, 99.0)
+    watch.look(1.05, 99.0)
+    assert watch.spent == pytest.approx(0.06 - CPU_SLACK)
+    with pytest.raises(Verdict, match="did not finish in time"):
+        watch.look(1.1, 99.0)
+
+
+def test_single_threaded_work_is_charged_its_wall_time_less_its_waits():
+    # Running half the time, waiting for a CPU the other half: the CPU used is no more
+    # than the own time by the clock, which is what is charged.
+    cpu = [(0.0, 0.0), (0.05, 0.05)]
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.05], cpu=cpu), CallLimit(1.0, 512))
+    watch.look(1.0, 99.0)
+    watch.look(1.1, 99.0)
+    assert watch.spent == pytest.approx(0.05)
+
+
+def test_a_wait_for_a_cpu_not_yet_counted_does_not_stop_a_call():
+    # The main thread ran until 1.04, then waited for a CPU: its wait is not in its count
+    # yet, and the worker used no CPU since. Its time after 1.04 is left out until it runs.
+    cpu = [(0.0, 0.0), (0.04, 0.04), (0.04, 0.04), (0.04, 0.04), (0.05, 0.05)]
+    delays = [0.0, 0.0, 0.0, 0.0, 0.2]
+    watch = CallWatch(ScriptedProcFiles(delays, cpu=cpu, runnable=True), CallLimit(0.1, 512))
+    for now in (1.0, 1.04, 1.12, 1.2):
+        watch.look(now, 99.0)
+    assert watch.spent == pytest.approx(0.2)  # by the clock, until the wait is known
+    watch.look(1.25, 99.0)  # it ran: 0.2 s of waiting are now counted
+    assert watch.spent == pytest.approx(0.05)
+
+
+def test_a_main_thread_that_sleeps_spends_its_own_time():
+    # No CPU used after the first looks, as in the case above, but the main thread sleeps.
+    cpu = [(0.0, 0.0), (0.01, 0.01), (0.01, 0.01)]
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.0, 0.0], cpu=cpu), CallLimit(0.1, 512))
+    watch.look(1.0, 99.0)
+    watch.look(1.05, 99.0)
+    with pytest.raises(Verdict):
+        watch.look(1.11, 99.0)
+
+
+def test_work_done_elsewhere_while_the_main_thread_waits_still_counts():
+    # The main thread waits, uncounted, but the rest of the worker keeps using CPU.
+    cpu = [(0.0, 0.0), (0.0, 0.06), (0.0, 0.12)]
+    files = ScriptedProcFiles([0.0, 0.0, 0.0], cpu=cpu, runnable=True)
+    watch = CallWatch(files, CallLimit(0.1, 512))
+    watch.look(1.0, 99.0)
+    watch.look(1.06, 99.0)
+    with pytest.raises(Verdict):
+        watch.look(1.12, 99.0)
+
+
 def test_a_worker_known_to_spin_is_timed_from_the_start():
     watch = CallWatch(ScriptedProcFiles([0.0, 0.0]), CallLimit(0.01, 512), from_start=True)
     assert watch.first_look is not None
