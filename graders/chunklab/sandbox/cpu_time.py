@@ -9,8 +9,8 @@ Elsewhere it is summed from /proc: the worker process's CPU clock (all its
 threads, ended ones included), what its ended children were charged once
 waited for, and every process still running below it. That sum misses a
 process that left the worker's tree (its parent ended before it, and it was
-handed to a process outside the worker) and an ended child never waited for
-whose parent ended too.
+handed to a process outside the worker), and the ended children such a
+process waited for.
 """
 
 from __future__ import annotations
