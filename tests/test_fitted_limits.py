@@ -8,7 +8,8 @@ import types
 import pytest
 
 from chunklab.sandbox import fitted_limits
-from chunklab.sandbox.call_watch import CallLimit, CallWatch, Verdict
+from chunklab.sandbox.call_watch import CPU_SLACK, CallLimit, CallWatch, Reading, Verdict
+from chunklab.sandbox.cpu_time import CpuUse
 from chunklab.sandbox.fitted_limits import FACTOR, ReferenceTimes, call_seconds
 from chunklab.sandbox.limits import Limits
 
@@ -122,11 +123,23 @@ def test_the_reference_gets_copies_of_the_arguments():
 
 
 class ScriptedProcFiles:
-    """What /proc says about a worker, look by look."""
+    """What /proc says about a worker, look by look.
 
-    def __init__(self, delays: list[float], sizes: list[float] | None = None) -> None:
+    `cpu`: CPU seconds used so far by the worker process and by its whole group, at
+    each look (unknown where not given); `runnable`: whether its main thread is.
+    """
+
+    def __init__(
+        self,
+        delays: list[float | None],
+        sizes: list[float] | None = None,
+        cpu: list[tuple[float | None, float | None]] | None = None,
+        runnable: bool = False,
+    ) -> None:
         self.delays = iter(delays)
         self.sizes = iter(sizes or [])
+        self.cpus = iter(cpu or [])
+        self.runnable = runnable
 
     def run_delay(self) -> float | None:
         return next(self.delays)
@@ -134,13 +147,19 @@ class ScriptedProcFiles:
     def resident_mb(self) -> float | None:
         return next(self.sizes, None)
 
+    def cpu(self) -> CpuUse:
+        return CpuUse(*next(self.cpus, (None, None)))
+
+    def waiting_to_run(self) -> bool:
+        return self.runnable
+
 
 def test_own_time_leaves_out_the_wait_for_a_cpu():
     # Looks 0.1 s apart; the worker waited for a CPU for 0.09 s of each.
     watch = CallWatch(ScriptedProcFiles([0.0, 0.09, 0.18]), CallLimit(0.05, 512))
     for now in (1.0, 1.1, 1.2):
         watch.look(now, deadline=99.0)
-    assert watch.own_time(1.3, 0.27) == pytest.approx(0.03)
+    assert watch.own_time(Reading(1.3, 0.27, CpuUse(None, None))) == pytest.approx(0.03)
 
 
 def test_a_call_past_its_own_time_is_stopped():
@@ -157,6 +176,62 @@ def test_own_time_is_wall_time_where_the_wait_cannot_be_read():
     watch.look(1.0, 99.0)
     with pytest.raises(Verdict):
         watch.look(1.06, 99.0)
+
+
+def test_cpu_used_by_other_threads_and_processes_counts_while_the_main_thread_waits():
+    # The main thread waits for a CPU all along (its own time by the clock stays 0) while
+    # the worker's group uses 0.06 s of CPU between looks.
+    cpu = [(0.0, 0.0), (0.001, 0.06), (0.002, 0.12)]
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.05, 0.1], cpu=cpu), CallLimit(0.1, 512))
+    watch.look(1.0, 99.0)
+    watch.look(1.05, 99.0)
+    assert watch.spent == pytest.approx(0.06 - CPU_SLACK)
+    with pytest.raises(Verdict, match="did not finish in time"):
+        watch.look(1.1, 99.0)
+
+
+def test_single_threaded_work_is_charged_its_wall_time_less_its_waits():
+    # Running half the time, waiting for a CPU the other half: the CPU used is no more
+    # than the own time by the clock, which is what is charged.
+    cpu = [(0.0, 0.0), (0.05, 0.05)]
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.05], cpu=cpu), CallLimit(1.0, 512))
+    watch.look(1.0, 99.0)
+    watch.look(1.1, 99.0)
+    assert watch.spent == pytest.approx(0.05)
+
+
+def test_a_wait_for_a_cpu_not_yet_counted_does_not_stop_a_call():
+    # The main thread ran until 1.04, then waited for a CPU: its wait is not in its count
+    # yet, and the worker used no CPU since. Its time after 1.04 is left out until it runs.
+    cpu = [(0.0, 0.0), (0.04, 0.04), (0.04, 0.04), (0.04, 0.04), (0.05, 0.05)]
+    delays = [0.0, 0.0, 0.0, 0.0, 0.2]
+    watch = CallWatch(ScriptedProcFiles(delays, cpu=cpu, runnable=True), CallLimit(0.1, 512))
+    for now in (1.0, 1.04, 1.12, 1.2):
+        watch.look(now, 99.0)
+    assert watch.spent == pytest.approx(0.2)  # by the clock, until the wait is known
+    watch.look(1.25, 99.0)  # it ran: 0.2 s of waiting are now counted
+    assert watch.spent == pytest.approx(0.05)
+
+
+def test_a_main_thread_that_sleeps_spends_its_own_time():
+    # No CPU used after the first looks, as in the case above, but the main thread sleeps.
+    cpu = [(0.0, 0.0), (0.01, 0.01), (0.01, 0.01)]
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.0, 0.0], cpu=cpu), CallLimit(0.1, 512))
+    watch.look(1.0, 99.0)
+    watch.look(1.05, 99.0)
+    with pytest.raises(Verdict):
+        watch.look(1.11, 99.0)
+
+
+def test_work_done_elsewhere_while_the_main_thread_waits_still_counts():
+    # The main thread waits, uncounted, but the rest of the worker keeps using CPU.
+    cpu = [(0.0, 0.0), (0.0, 0.06), (0.0, 0.12)]
+    files = ScriptedProcFiles([0.0, 0.0, 0.0], cpu=cpu, runnable=True)
+    watch = CallWatch(files, CallLimit(0.1, 512))
+    watch.look(1.0, 99.0)
+    watch.look(1.06, 99.0)
+    with pytest.raises(Verdict):
+        watch.look(1.12, 99.0)
 
 
 def test_a_worker_known_to_spin_is_timed_from_the_start():

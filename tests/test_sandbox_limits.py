@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sandbox_workers import Workers
 
-from chunklab.contract import WorkerCrashed
+from chunklab.contract import CallTimedOut, WorkerCrashed
 from chunklab.reading.source import CodeCell
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox import answer_budget
@@ -28,7 +28,17 @@ from chunklab.sandbox.answer_budget import (
     decoded_estimate,
 )
 from chunklab.sandbox.backend import SandboxBackend
-from chunklab.sandbox.cgroups import MB, MemoryGroups, candidate_folders, remove_left_behind
+from chunklab.sandbox.call_watch import out_of_own_time
+from chunklab.sandbox.cgroups import (
+    MB,
+    CpuTimeGroups,
+    MemoryGroups,
+    WorkerGroup,
+    WorkerGroups,
+    candidate_folders,
+    remove_left_behind,
+)
+from chunklab.sandbox.cpu_time import GroupCounter
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 
@@ -93,8 +103,10 @@ def test_without_a_memory_group_the_report_says_the_bound_is_per_process():
         assert "memory_per_process" in zygote.gaps
 
 
-def cgroup_v2_tree(tmp_path: Path, delegated: str) -> MemoryGroups | None:
-    """Memory groups made in a cgroup v2 tree of plain folders, mounted at tmp_path."""
+def cgroup_v2_tree(
+    tmp_path: Path, delegated: str, kind: type[WorkerGroups] = MemoryGroups
+) -> WorkerGroups | None:
+    """Groups (memory ones unless told) made in a cgroup v2 tree of plain folders at tmp_path."""
     own = tmp_path / "grader"
     own.mkdir()
     (own / "cgroup.subtree_control").write_text(delegated)
@@ -102,7 +114,8 @@ def cgroup_v2_tree(tmp_path: Path, delegated: str) -> MemoryGroups | None:
     mountinfo.write_text(f"41 31 0:38 / {tmp_path} rw,relatime - cgroup2 cgroup2 rw\n")
     proc_cgroup = tmp_path / "cgroup"
     proc_cgroup.write_text("0::/grader\n")
-    return MemoryGroups.create(mountinfo, proc_cgroup, memory_mb=64)
+    settings = {"memory_mb": 64} if kind is MemoryGroups else {}
+    return kind.create(mountinfo, proc_cgroup, **settings)
 
 
 def test_memory_groups_on_a_delegated_cgroup_v2_tree(tmp_path):
@@ -116,6 +129,26 @@ def test_memory_groups_on_a_delegated_cgroup_v2_tree(tmp_path):
 
 def test_no_memory_groups_where_the_controller_is_not_delegated(tmp_path):
     assert cgroup_v2_tree(tmp_path, "cpu\n") is None
+
+
+def test_groups_counting_cpu_time_need_no_delegated_controller_on_cgroup_v2(tmp_path):
+    # Every cgroup v2 group counts its CPU time in cpu.stat, whatever is delegated.
+    groups = cgroup_v2_tree(tmp_path, "\n", CpuTimeGroups)
+    assert groups is not None and groups.version == 2
+    assert not (groups.folder / "cgroup.subtree_control").exists()
+    worker = groups.adopt(None)
+    (worker.folder / "cpu.stat").write_text("usage_usec 2500000\nuser_usec 2000000\n")
+    assert worker.cpu_count() == worker.folder / "cpu.stat"
+    assert GroupCounter(worker.folder / "cpu.stat").seconds() == 2.5
+
+
+def test_a_cgroup_v1_group_counts_cpu_time_only_in_a_cpuacct_tree(tmp_path):
+    memory, cpuacct = WorkerGroup(1, tmp_path / "memory"), WorkerGroup(1, tmp_path / "cpuacct")
+    for group in (memory, cpuacct):
+        group.folder.mkdir()
+    (cpuacct.folder / "cpuacct.usage").write_text("1500000000\n")
+    assert memory.cpu_count() is None
+    assert GroupCounter(cpuacct.folder / "cpuacct.usage").seconds() == 1.5
 
 
 def test_cgroup_folders_follow_the_mount_root():
@@ -318,3 +351,94 @@ def test_folders_of_graders_that_ended_are_removed_and_others_kept(tmp_path):
     remove_left_behind(tmp_path, 2)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([running.name, other.name])
     assert (running / "worker-1").is_dir()
+
+
+# Work that takes a second of CPU, done elsewhere while the main thread gives its CPU
+# away (`sched_yield`) until the work is done. Everything runs on one CPU, so the main
+# thread waits for it all along: by the clock less its waits, the call costs nothing.
+HANDED_OVER = """
+import hashlib, os, threading, time
+
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+BLOCK = b"x" * 65536  # hashed without holding the interpreter's lock
+
+def work():
+    end = time.thread_time() + 1.0
+    while time.thread_time() < end:
+        hashlib.sha256(BLOCK).digest()
+
+go, finished = threading.Event(), threading.Event()
+
+def helper():
+    while True:
+        go.wait()
+        go.clear()
+        work()
+        finished.set()
+
+threading.Thread(target=helper, daemon=True).start()
+
+requests_read, requests_write = os.pipe()
+answers_read, answers_write = os.pipe()
+if os.fork() == 0:
+    while os.read(requests_read, 1):
+        work()
+        os.write(answers_write, b"1")
+    os._exit(0)
+os.set_blocking(answers_read, False)
+
+def in_a_thread():
+    finished.clear()
+    go.set()
+    while not finished.is_set():
+        os.sched_yield()
+    return "done"
+
+def in_a_process():
+    os.write(requests_write, b"1")
+    while True:
+        try:
+            if os.read(answers_read, 1):
+                return "done"
+        except BlockingIOError:
+            os.sched_yield()
+
+def in_a_process_that_ends():
+    child = os.fork()
+    if child == 0:
+        work()
+        os._exit(0)
+    while os.waitpid(child, os.WNOHANG) == (0, 0):
+        os.sched_yield()
+    return "done"
+"""
+# A tenth of a second of own time for each call; the clock's ceiling is far beyond the work.
+SHORT = Limits(call_seconds=5.0, call_floor_seconds=0.1, submission_seconds=30.0, memory_mb=150)
+
+
+@pytest.fixture(
+    scope="module",
+    params=[(True, True), (False, False)],
+    ids=["namespaces-cgroups", "process-proc-sums"],
+)
+def short_workers(request: pytest.FixtureRequest) -> Iterator[Workers]:
+    """Workers whose CPU is counted by their cgroup where one can be made, and by /proc sums."""
+    namespaces, cgroups = request.param
+    with Zygote(ZygoteSettings(SHORT, namespaces=namespaces, cgroups=cgroups)) as zygote:
+        workers = Workers(zygote, SHORT)
+        yield workers
+        workers.close()
+
+
+@pytest.mark.parametrize("handed_to", ["in_a_thread", "in_a_process", "in_a_process_that_ends"])
+def test_work_handed_to_other_threads_and_processes_counts_as_own_time(short_workers, handed_to):
+    proxy = short_workers.next_proxy(HANDED_OVER)
+    groups = short_workers.backends[-1].worker.groups
+    if not short_workers.zygote.settings.cgroups:
+        assert groups == ()  # its CPU is summed from /proc
+    elif groups:
+        # Where the worker has cgroups, one of them counts its CPU: no /proc sum is needed.
+        assert any(group.cpu_count() is not None for group in groups)
+    with pytest.raises(CallTimedOut) as stopped:
+        getattr(proxy, handed_to)()
+    assert str(stopped.value) == f"Input: {handed_to}()\n{out_of_own_time()}"

@@ -1,10 +1,21 @@
 """Watches a worker while the grader waits for its answer: its own time, its memory's growth.
 
-A call's own time is the wall-clock time it took, less the time its worker
-waited for a CPU (Linux counts that wait in `/proc/<pid>/schedstat`). So a
-busy machine does not make a call slower by this measure, and a tight limit
-stays fair; a call that sleeps or waits still spends its own time. Where that
-count cannot be read, own time is wall-clock time.
+A call's own time is the larger of two counts. One is the wall-clock time the
+call took, less the time the worker's main thread waited for a CPU (Linux
+counts that wait in `/proc/<pid>/schedstat`): a busy machine does not make a
+call slower by this measure, so a tight limit stays fair, and a call that
+sleeps or waits still spends its own time. The other is the CPU time used
+during the call by every thread and process of the worker (cpu_time.py): a
+submission that hands its work to other threads or processes while its main
+thread gives its CPU away is charged for that work. Single-threaded code uses
+no more CPU than the first count, so it is charged as before. Where the wait
+cannot be read, the first count is wall-clock time.
+
+The wait is added to the main thread's count only once the thread runs again,
+so while it waits for a CPU the first count runs ahead. A call is therefore
+not stopped while its worker process has used no CPU since the look before
+and its main thread is waiting to run: the time since its last run is then
+left out until the wait is known.
 
 Memory: a call whose worker keeps growing fast enough to reach the memory
 limit before its time is up is stopped then, not when it reaches the limit.
@@ -15,9 +26,12 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+
+from chunklab.sandbox.cgroups import WorkerGroup
+from chunklab.sandbox.cpu_time import CpuUse, WorkerCpu, runnable
 
 # The first look at a worker comes this late: most calls have answered by then, so
 # watching them costs nothing. Later looks come at this interval.
@@ -29,6 +43,9 @@ SOONEST_LOOK = 0.001
 # fast, for a moment.
 GROWTH_WINDOW = 0.1
 GROWTH_MB = 64
+# CPU counts of a running thread are brought up to date at the scheduler's tick (every
+# 10 ms at the slowest): a count read at the first look may lag by that much.
+CPU_SLACK = 0.01
 
 
 @dataclass(frozen=True)
@@ -56,13 +73,24 @@ class Verdict(Exception):
     """Why a watched call was stopped; the message is for the student."""
 
 
-class ProcFiles:
-    """The worker's `schedstat` and `statm`, opened once and read again at each look."""
+@dataclass(frozen=True)
+class Reading:
+    """What one look saw: when, the main thread's wait for a CPU so far, the CPU used so far."""
 
-    def __init__(self, pid: int) -> None:
+    now: float
+    waited: float
+    cpu: CpuUse
+
+
+class ProcFiles:
+    """The worker's `schedstat`, `statm` and CPU counts, opened once and read again at each look."""
+
+    def __init__(self, pid: int, groups: Sequence[WorkerGroup] = ()) -> None:
         self.pid = pid
+        self.groups = groups
         # Opened at the first look: most workers answer every call before one is needed.
         self.fds: dict[str, int | None] = {}
+        self.worker_cpu: WorkerCpu | None = None
         self.page_mb = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 0.0
 
     def _fd(self, name: str) -> int | None:
@@ -74,7 +102,7 @@ class ProcFiles:
         return self.fds[name]
 
     def run_delay(self) -> float | None:
-        """Seconds the worker has waited for a CPU since it started, if the system says."""
+        """Seconds the worker's main thread has waited for a CPU so far, if the system says."""
         fields = self._read(self._fd("schedstat"))
         return int(fields[1]) / 1e9 if len(fields) >= 2 else None
 
@@ -82,6 +110,18 @@ class ProcFiles:
         """The worker's resident memory (what it has filled, not only reserved)."""
         fields = self._read(self._fd("statm"))
         return int(fields[1]) * self.page_mb if len(fields) >= 2 and self.page_mb else None
+
+    def cpu(self) -> CpuUse:
+        """CPU used so far by the worker process, and by it and everything it started."""
+        if self.worker_cpu is None:
+            # The worker is in one group of each tree; the last that counts CPU holds it.
+            counts = (group.cpu_count() for group in reversed(self.groups))
+            self.worker_cpu = WorkerCpu(self.pid, next((c for c in counts if c is not None), None))
+        return self.worker_cpu.used()
+
+    def waiting_to_run(self) -> bool:
+        """Whether the worker's main thread is runnable (and so may be waiting for a CPU)."""
+        return runnable(self.pid)
 
     @staticmethod
     def _read(fd: int | None) -> list[bytes]:
@@ -98,6 +138,8 @@ class ProcFiles:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.fds = {name: None for name in self.fds}
+        if self.worker_cpu is not None:
+            self.worker_cpu.close()
 
 
 class CallWatch:
@@ -116,11 +158,14 @@ class CallWatch:
         self.files = files
         self._limit = limit
         # Own time is counted from the first look (the time before it is not charged).
-        self.first_look: tuple[float, float] | None = None
+        self.first_look: Reading | None = None
+        # The last look that found the worker process had used CPU since the one before.
+        self.last_ran: Reading | None = None
+        self.previous: Reading | None = None
         self.growth: list[tuple[float, float]] = []
         self.spent = 0.0  # own time at the last look
         if from_start:
-            self.first_look = (time.monotonic(), files.run_delay() or 0.0)
+            self.first_look = self.last_ran = self.previous = self.read(time.monotonic())
 
     @property
     def limit(self) -> CallLimit:
@@ -134,22 +179,50 @@ class CallWatch:
             return FIRST_LOOK
         return max(SOONEST_LOOK, min(LOOK_EVERY, self.limit.own_seconds - self.spent))
 
+    def read(self, now: float) -> Reading:
+        return Reading(now, self.files.run_delay() or 0.0, self.files.cpu())
+
     def look(self, now: float, deadline: float) -> None:
         """Raise `Verdict` when the call has spent its own time or grows past hope."""
-        delay = self.files.run_delay()
+        reading = self.read(now)
         if self.first_look is None:
-            self.first_look = (now, delay or 0.0)
+            self.first_look = self.last_ran = self.previous = reading
             return self._watch_memory(now, deadline)
-        self.spent = self.own_time(now, delay)
-        if self.spent >= self.limit.own_seconds:
+        assert self.previous is not None
+        if reading.cpu.process is None or reading.cpu.process != self.previous.cpu.process:
+            self.last_ran = reading
+        self.previous = reading
+        self.spent = self.own_time(reading)
+        if self.spent >= self.limit.own_seconds and not self._wait_unknown(reading):
             raise Verdict(out_of_own_time())
         self._watch_memory(now, deadline)
 
-    def own_time(self, now: float, delay: float | None) -> float:
+    def own_time(self, reading: Reading) -> float:
+        """The larger of wall-clock time less the main thread's waits, and the CPU used."""
         assert self.first_look is not None
-        since, delay_then = self.first_look
-        waited = (delay - delay_then) if delay is not None else 0.0
-        return now - since - waited
+        first = self.first_look
+        wall = reading.now - first.now - (reading.waited - first.waited)
+        return max(wall, self._cpu_time(reading))
+
+    def _cpu_time(self, reading: Reading) -> float:
+        """CPU used since the first look by every thread and process of the worker."""
+        assert self.first_look is not None
+        before, now = self.first_look.cpu.group, reading.cpu.group
+        return now - before - CPU_SLACK if now is not None and before is not None else 0.0
+
+    def _wait_unknown(self, reading: Reading) -> bool:
+        """Whether the main thread is waiting for a CPU and the wait is not yet counted.
+
+        The worker process used no CPU since the last look that found it running,
+        and its main thread is runnable: it has been waiting since, and that wait is
+        added to its count only when it runs. Its time since is left out until then
+        (the CPU the rest of the worker used still counts).
+        """
+        ran = self.last_ran
+        if ran is None or ran is reading or not self.files.waiting_to_run():
+            return False
+        settled = max(self.own_time(ran), self._cpu_time(reading))
+        return settled < self.limit.own_seconds
 
     def _watch_memory(self, now: float, deadline: float) -> None:
         """Stop a call whose memory grows steadily enough to pass the limit before its deadline.

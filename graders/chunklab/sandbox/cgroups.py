@@ -11,7 +11,10 @@ starts is then counted in that group:
   `--memory-mb`;
 - cpuset: they may run only on the CPUs of the grading process that started
   them, so a submission that moves itself to other CPUs
-  (`sched_setaffinity`) cannot slow the submissions graded there.
+  (`sched_setaffinity`) cannot slow the submissions graded there;
+- CPU time: the group counts the CPU every one of them used, those that have
+  ended included (cgroup v1's `cpuacct`; every cgroup v2 group counts it in
+  `cpu.stat`), so a call's own time counts work handed to other processes.
 
 Ending a group ends every process in it, those that left the worker's
 process group included.
@@ -94,7 +97,8 @@ def candidate_folders(
 class WorkerGroups:
     """The folder holding this grader's groups of one controller; one group per worker."""
 
-    CONTROLLER = ""
+    CONTROLLER = ""  # the cgroup v1 controller
+    V2_CONTROLLER = ""  # the cgroup v2 controller, which must be delegated to the grader
 
     def __init__(self, version: int, folder: Path) -> None:
         self.version, self.folder = version, folder
@@ -119,17 +123,18 @@ class WorkerGroups:
 
     @classmethod
     def _made_in(cls, version: int, parent: Path, **settings: int) -> WorkerGroups:
-        if version == 2 and cls.CONTROLLER not in read_words(parent / "cgroup.subtree_control"):
+        needed = cls.V2_CONTROLLER
+        if version == 2 and needed and needed not in read_words(parent / "cgroup.subtree_control"):
             # Only a cgroup that holds no process itself may give its children a
             # controller; the grader does not move itself to make it so.
-            raise OSError(f"the {cls.CONTROLLER} controller is not delegated here")
+            raise OSError(f"the {needed} controller is not delegated here")
         remove_left_behind(parent, version)
         folder = parent / f"chunklab-{os.getpid()}-{time.monotonic_ns()}"
         folder.mkdir(mode=0o755)
         groups = cls(version, folder, **settings)
         try:
-            if version == 2:
-                (folder / "cgroup.subtree_control").write_text(f"+{cls.CONTROLLER}")
+            if version == 2 and needed:
+                (folder / "cgroup.subtree_control").write_text(f"+{needed}")
             groups.prepare(parent)
             # Prove a group can be made and bounded before promising it.
             groups.adopt(None).end()
@@ -141,6 +146,10 @@ class WorkerGroups:
 
     def prepare(self, parent: Path) -> None:
         """What this grader's own folder needs before a group can be made in it."""
+
+    def counts_cpu(self) -> bool:
+        """Whether these groups count their CPU time (no group only for that is then needed)."""
+        return WorkerGroup(self.version, self.folder).cpu_count() is not None
 
     def bound(self, folder: Path) -> None:
         """Write a new group's limits."""
@@ -171,7 +180,7 @@ class WorkerGroups:
 
 
 class MemoryGroups(WorkerGroups):
-    CONTROLLER = "memory"
+    CONTROLLER = V2_CONTROLLER = "memory"
 
     def __init__(self, version: int, folder: Path, memory_mb: int) -> None:
         super().__init__(version, folder)
@@ -190,7 +199,7 @@ class MemoryGroups(WorkerGroups):
 
 
 class CpuGroups(WorkerGroups):
-    CONTROLLER = "cpuset"
+    CONTROLLER = V2_CONTROLLER = "cpuset"
 
     def prepare(self, parent: Path) -> None:
         if self.version == 1:
@@ -206,6 +215,20 @@ class CpuGroups(WorkerGroups):
             (folder / "cpuset.mems").write_text((self.folder / "cpuset.mems").read_text())
 
 
+class CpuTimeGroups(WorkerGroups):
+    """Groups that only count CPU time: cgroup v1's `cpuacct`, or cgroup v2 with no controller.
+
+    Made only where the worker's other groups do not count it already: a process
+    is in one group of each tree, so a second group in the same tree would take
+    the worker out of the first.
+    """
+
+    CONTROLLER = "cpuacct"  # no cgroup v2 controller is needed: `cpu.stat` is in every group
+
+    def bound(self, folder: Path) -> None:
+        """Nothing to bound: the group is there to be counted."""
+
+
 @dataclass(frozen=True)
 class WorkerGroup:
     version: int
@@ -216,6 +239,11 @@ class WorkerGroup:
             return [int(pid) for pid in (self.folder / "cgroup.procs").read_text().split()]
         except (OSError, ValueError):
             return []
+
+    def cpu_count(self) -> Path | None:
+        """The file counting the CPU time of the group's processes, where this tree counts it."""
+        path = self.folder / ("cpu.stat" if self.version == 2 else "cpuacct.usage")
+        return path if path.exists() else None
 
     def ran_out(self) -> bool:
         """True when the kernel ended a process of this group for going over its memory."""

@@ -98,7 +98,7 @@ class WorkerProcess:
     ) -> None:
         """The next call's own limits, watched while its request and answer are awaited."""
         if self.proc_files is None:
-            self.proc_files = ProcFiles(self.pid)
+            self.proc_files = ProcFiles(self.pid, self.groups)
         self.watch = CallWatch(self.proc_files, limit, from_start=from_start)
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:

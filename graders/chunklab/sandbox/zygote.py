@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from chunklab.errors import ChunklabError, UsageError
-from chunklab.sandbox.cgroups import CpuGroups, MemoryGroups, WorkerGroup
+from chunklab.sandbox.cgroups import CpuGroups, CpuTimeGroups, MemoryGroups, WorkerGroup
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker import WorkerProcess, send_kill
 from chunklab.scoring.report import Isolation
@@ -127,6 +127,11 @@ class Zygote:
             MemoryGroups.create(memory_mb=settings.limits.memory_mb) if settings.cgroups else None
         )
         self.cpus = CpuGroups.create() if settings.cgroups else None
+        # A group counting the CPU time of all the worker's processes, unless one of the
+        # above counts it already (a second group in the same tree would take the worker
+        # out of the first). Without one, that time is summed from /proc (cpu_time.py).
+        counted = any(kind is not None and kind.counts_cpu() for kind in (self.memory, self.cpus))
+        self.cpu_time = CpuTimeGroups.create() if settings.cgroups and not counted else None
         # The next worker is made while the current one is graded: moving a process
         # into its cgroups waits on the kernel for milliseconds, which a class of
         # submissions would otherwise wait once per submission.
@@ -240,7 +245,7 @@ class Zygote:
         # The worker runs none of the submission's code before its first request,
         # so every process the submission starts is counted in its groups.
         try:
-            for kind in (self.memory, self.cpus):
+            for kind in (self.memory, self.cpus, self.cpu_time):
                 if kind is not None:
                     groups.append(kind.adopt(pid))
         except OSError as error:
@@ -279,7 +284,7 @@ class Zygote:
             self.process.kill()
             self.process.wait(timeout=5)
         finally:
-            for kind in (self.memory, self.cpus):
+            for kind in (self.memory, self.cpus, self.cpu_time):
                 if kind is not None:
                     kind.close()
             shutil.rmtree(self.scratch, ignore_errors=True)
