@@ -171,6 +171,21 @@ def test_a_call_past_its_own_time_is_stopped():
         watch.look(1.06, 99.0)
 
 
+def test_running_out_of_own_time_names_the_causes_a_student_can_look_for():
+    # A slow start at every call (a table built anew) runs out of time on the shortest
+    # input too, so the feedback names it beside loops and quadratic work.
+    watch = CallWatch(ScriptedProcFiles([0.0, 0.0]), CallLimit(0.05, 512))
+    watch.look(1.0, 99.0)
+    with pytest.raises(Verdict) as stopped:
+        watch.look(1.06, 99.0)
+    assert str(stopped.value) == (
+        "Your code did not finish in time: it ran far longer than this input needs "
+        "(look for a loop that never ends, for work that grows with the square of the "
+        "text, such as slicing or searching it anew for every chunk, or for slow work "
+        "done again at every call whatever the input, such as building a large table)."
+    )
+
+
 def test_own_time_is_wall_time_where_the_wait_cannot_be_read():
     watch = CallWatch(ScriptedProcFiles([None, None]), CallLimit(0.05, 512))
     watch.look(1.0, 99.0)

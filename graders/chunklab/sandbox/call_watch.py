@@ -64,8 +64,9 @@ def out_of_own_time() -> str:
     """
     return (
         "Your code did not finish in time: it ran far longer than this input needs "
-        "(look for a loop that never ends, or for work that grows with the square of the "
-        "text, such as slicing or searching it anew for every chunk)."
+        "(look for a loop that never ends, for work that grows with the square of the "
+        "text, such as slicing or searching it anew for every chunk, or for slow work "
+        "done again at every call whatever the input, such as building a large table)."
     )
 
 
