@@ -187,3 +187,21 @@ def test_a_folder_whose_files_all_name_one_lesson_is_read_without_one(tmp_path):
     (folder / "char_chunk_notes.py").write_text("notes = 'chunk(text, size, overlap)'\n")
     source = read_submission(folder)
     assert (source.path.name, source.lesson.id) == ("char_chunk.py", "char_chunk")
+
+
+def test_a_package_beside_the_lesson_file_is_said_not_to_travel_with_it(tmp_path):
+    folder = tmp_path / "pat"
+    (folder / "chunkutil").mkdir(parents=True)
+    (folder / "chunkutil" / "__init__.py").write_text("from chunkutil.core import cut\n")
+    (folder / "chunkutil" / "core.py").write_text("def cut(text):\n    return [text]\n")
+    (folder / "char_chunk.py").write_text(solution("char_chunk"))
+    source = read_submission(folder)
+    assert source.local_modules == ()
+    assert [(w.kind, w.message) for w in source.warnings] == [
+        (
+            "helper_skipped",
+            "chunkutil/ is a package (a folder of modules); only single .py files beside "
+            "char_chunk.py are handed to your code, so `import chunkutil` fails when graded: "
+            "put what your solution needs from it into chunkutil.py beside char_chunk.py",
+        )
+    ]

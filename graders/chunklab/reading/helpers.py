@@ -15,7 +15,7 @@ from pathlib import Path
 from chunklab.errors import SubmissionError, SubmissionTooLargeError
 from chunklab.reading.safe_file import read_regular_file
 from chunklab.reading.source import CodeCell
-from chunklab.reading.student import helper_files
+from chunklab.reading.student import helper_files, helper_packages
 from chunklab.scoring.report import Problem
 
 HELPERS_LABEL = "helper modules"
@@ -37,7 +37,17 @@ def read_helpers(folder: Path, graded: Path, code_bytes: int, limit: int) -> Hel
     """The helpers beside `graded`, whose code (`code_bytes`) leaves `limit - code_bytes` bytes."""
     paths = helper_files(folder, graded)
     sources: dict[str, tuple[str, str]] = {}
-    warnings: list[Problem] = []
+    # Only single modules travel with the graded file; a package's import would fail
+    # as if it were a module from outside the standard library, so it is said why.
+    warnings = [
+        Problem(
+            WARNING_KIND,
+            f"{name}/ is a package (a folder of modules); only single .py files beside "
+            f"{graded.name} are handed to your code, so `import {name}` fails when graded: "
+            f"put what your solution needs from it into {name}.py beside {graded.name}",
+        )
+        for name in helper_packages(folder, graded)
+    ]
     used = code_bytes
     for path in paths:
         try:

@@ -137,6 +137,19 @@ def rank(files: list[Path], look: FolderLook, lesson: Lesson | None = None) -> l
     return sorted(files, key=key)
 
 
+def helper_packages(folder: Path, graded: Path) -> list[str]:
+    """The packages (folders with an `__init__.py`) beside the graded file: never sent."""
+    return sorted(
+        {
+            path.parent.name
+            for path in regular_files(folder)
+            if path.name == "__init__.py"
+            and path.parent.parent == graded.parent
+            and path.parent.name.isidentifier()
+        }
+    )
+
+
 def helper_files(folder: Path, graded: Path) -> list[Path]:
     """The `.py` files beside the graded file that no lesson claims: modules it may import."""
     return [
