@@ -227,3 +227,54 @@ def test_the_request_for_the_answer_gets_only_what_is_left_of_the_call(sandboxed
     assert str(timed_out.value).startswith("Input: chunk('retrieval augmented")
     submission.begin_test(2.0)
     assert submission.chunk.expecting(right)(TEXT, 10, 2) == right
+
+
+# Asked by digest, the call hands its work (0.9 s of CPU) to a child process on the same
+# CPU, yields to it for 0.45 s and answers a decoy; the request for the answer then waits
+# for the child. The main thread's clock less its waits sees almost none of the first
+# part, the CPU the worker's processes used sees all of it.
+HANDED_OFF = """
+import json, os, select, sys, time
+
+def windows(text, size, overlap):
+    return [text[i:i + size] for i in range(0, len(text), size - overlap)]
+
+def burn(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+def chunk(text, size, overlap):
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    readable, writable = os.pipe()
+    if os.fork() == 0:
+        burn(0.9)
+        os.write(writable, json.dumps(windows(text, size, overlap)).encode())
+        os._exit(0)
+    os.close(writable)
+    started = time.monotonic()
+    while time.monotonic() - started < 0.45:
+        os.sched_yield()
+    frame = sys._getframe()
+    while frame is not None and type(frame.f_locals.get("self")).__name__ != "Session":
+        frame = frame.f_back
+    session = frame.f_locals["self"]
+    real = session.call
+    def call(request):
+        if request.get("op") != "kept":
+            return real(request)
+        session.call = real
+        parts = []
+        while chunk := os.read(readable, 1 << 20):
+            parts.append(chunk)
+        return {"ok": json.loads(b"".join(parts))}
+    session.call = call
+    return ["decoy"]
+"""
+
+
+def test_the_time_carried_to_the_request_for_the_answer_counts_work_handed_off(sandboxed):
+    submission = sandboxed(HANDED_OFF)
+    submission.begin_test(0.6)
+    with pytest.raises(CallTimedOut):
+        submission.chunk.expecting(local_chunks(TEXT, 10, 2))(TEXT, 10, 2)

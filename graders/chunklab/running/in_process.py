@@ -30,7 +30,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from chunklab.contract import Backend, CallTimedOut, WorkerCrashed
-from chunklab.sandbox.call_watch import CallLimit, out_of_own_time
+from chunklab.sandbox.call_watch import CallLimit, Reading, out_of_own_time
+from chunklab.sandbox.cpu_time import CpuUse
 from chunklab.sandbox.fitted_limits import WALL_CLOCK_MARGIN
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_main import Session
@@ -93,9 +94,12 @@ class InProcessWorker:
     def new_test(self) -> None:
         """Answers here are the process's own values: there is no budget to reset."""
 
-    def own_clock(self) -> float:
+    def own_mark(self) -> Reading:
         # The self-check's calls run on threads of this process: own time is wall-clock time.
-        return time.monotonic()
+        return Reading(time.monotonic(), 0.0, CpuUse(None, None))
+
+    def own_seconds_since(self, mark: Reading) -> float:
+        return time.monotonic() - mark.now
 
     def own_seconds(self, timeout: float) -> tuple[float, str | None]:
         """The next call's wall-clock limit here, and the message grading would give.

@@ -53,6 +53,7 @@ class SandboxBackend(Backend):
         self.output_was_cut = False
         # Own time a call asked by digest spent, which the request for its answer continues.
         self.carried_seconds = 0.0
+        self.carried_wall = 0.0
         # Why the submission's answers are no longer trusted, once one broke the protocol.
         self.broken = ""
 
@@ -112,9 +113,11 @@ class SandboxBackend(Backend):
         worker.watch_next(partial(self._own_limit, message), from_start=self.spinning)
         started = time.monotonic()
         asked_by_digest = "digest" in message
-        own_clock = worker.own_clock() if asked_by_digest else 0.0
+        mark = worker.own_mark() if asked_by_digest else None
+        # The request for a kept answer finishes the call before it: within what is left.
+        ceiling = self._call_seconds() - (self.carried_wall if message["op"] == "kept" else 0.0)
         try:
-            return worker.request(message, self._call_seconds())
+            return worker.request(message, max(0.0, ceiling))
         except CallTimedOut:
             self._timed_out()
             raise
@@ -123,8 +126,10 @@ class SandboxBackend(Backend):
             raise
         finally:
             self._spend(worker, started)
-            # The request for the answer itself finishes this call: it gets what is left.
-            self.carried_seconds = worker.own_clock() - own_clock if asked_by_digest else 0.0
+            # The request for the answer itself finishes this call: it gets what is left,
+            # of its own time (counted as the call's watch counts it) and of the clock's.
+            self.carried_seconds = worker.own_seconds_since(mark) if mark is not None else 0.0
+            self.carried_wall = time.monotonic() - started if mark is not None else 0.0
 
     def _own_limit(self, message: dict[str, Any]) -> CallLimit:
         seconds = fitted_limits.call_seconds(

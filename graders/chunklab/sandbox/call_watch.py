@@ -201,15 +201,12 @@ class CallWatch:
     def own_time(self, reading: Reading) -> float:
         """The larger of wall-clock time less the main thread's waits, and the CPU used."""
         assert self.first_look is not None
-        first = self.first_look
-        wall = reading.now - first.now - (reading.waited - first.waited)
-        return max(wall, self._cpu_time(reading))
+        return own_seconds(self.first_look, reading)
 
     def _cpu_time(self, reading: Reading) -> float:
         """CPU used since the first look by every thread and process of the worker."""
         assert self.first_look is not None
-        before, now = self.first_look.cpu.group, reading.cpu.group
-        return now - before - CPU_SLACK if now is not None and before is not None else 0.0
+        return cpu_seconds(self.first_look, reading)
 
     def _wait_unknown(self, reading: Reading) -> bool:
         """Whether the main thread is waiting for a CPU and the wait is not yet counted.
@@ -251,6 +248,18 @@ class CallWatch:
                 "its time was up: look for a loop that keeps adding to a list, or for a "
                 "function that calls itself on a copy of the rest of the text."
             )
+
+
+def own_seconds(first: Reading, later: Reading) -> float:
+    """A worker's own time between two readings: the larger of wall-clock time less the
+    main thread's waits for a CPU, and the CPU every thread and process of it used."""
+    wall = later.now - first.now - (later.waited - first.waited)
+    return max(wall, cpu_seconds(first, later))
+
+
+def cpu_seconds(first: Reading, later: Reading) -> float:
+    before, now = first.cpu.group, later.cpu.group
+    return now - before - CPU_SLACK if now is not None and before is not None else 0.0
 
 
 @cache

@@ -24,8 +24,16 @@ from chunklab.sandbox.answer_budget import (
     decode_answer,
 )
 from chunklab.sandbox.answer_shape import Expected, checked_answer, expected_of
-from chunklab.sandbox.call_watch import CallLimit, CallWatch, ProcFiles, Verdict
+from chunklab.sandbox.call_watch import (
+    CallLimit,
+    CallWatch,
+    ProcFiles,
+    Reading,
+    Verdict,
+    own_seconds,
+)
 from chunklab.sandbox.cgroups import WorkerGroup, pid_runs
+from chunklab.sandbox.cpu_time import CpuUse
 
 
 class OutputCollector(threading.Thread):
@@ -204,10 +212,15 @@ class WorkerProcess:
             "or went over a memory or CPU limit)."
         )
 
-    def own_clock(self) -> float:
-        """Wall-clock time less the worker's waits for a CPU: two readings give its own time."""
-        delay = self.proc_files.run_delay() if self.proc_files is not None else None
-        return time.monotonic() - (delay or 0.0)
+    def own_mark(self) -> Reading:
+        """What the worker has spent so far: `own_seconds_since` a mark gives its own time."""
+        if self.proc_files is None:
+            return Reading(time.monotonic(), 0.0, CpuUse(None, None))
+        return Reading(time.monotonic(), self.proc_files.run_delay() or 0.0, self.proc_files.cpu())
+
+    def own_seconds_since(self, mark: Reading) -> float:
+        """The worker's own time since `mark`, counted as a call's own time is."""
+        return own_seconds(mark, self.own_mark())
 
     def has_ended(self) -> bool:
         """Whether the process has ended (without waiting): a spare worker may have died."""

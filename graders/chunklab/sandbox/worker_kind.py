@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from chunklab.sandbox.call_watch import CallLimit
+from chunklab.sandbox.call_watch import CallLimit, Reading
 
 
 class PrintedOutput(Protocol):
@@ -41,8 +41,12 @@ class Worker(Protocol):
         """A new grader test starts: the answers of the one before are no longer held."""
         ...
 
-    def own_clock(self) -> float:
-        """A clock of the worker's own time: wall-clock time less its waits for a CPU."""
+    def own_mark(self) -> Reading:
+        """What the worker has spent so far, for `own_seconds_since`."""
+        ...
+
+    def own_seconds_since(self, mark: Reading) -> float:
+        """The worker's own time since `mark`, counted as a call's own time is."""
         ...
 
     def printed(self) -> str: ...
