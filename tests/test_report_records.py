@@ -140,3 +140,20 @@ def test_mypy_makes_no_exception_for_any_module() -> None:
     settings = (KIT_ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert "[tool.mypy]" in settings
     assert "[[tool.mypy.overrides]]" not in settings
+
+
+def test_a_report_keeps_a_bounded_number_of_warnings_of_each_kind() -> None:
+    skipped = tuple(
+        Problem("file_skipped", f"notes{k}.ipynb was not looked into") for k in range(25)
+    )
+    magics = tuple(Problem("magic_skipped", f"cell {k}: %time skipped") for k in range(3))
+    report = GradeReport("char_chunk", "s.py", "graded", warnings=skipped + magics)
+    assert report.warnings == (
+        *skipped[:20],
+        *magics,
+        Problem(
+            "warnings_cut",
+            "5 more file_skipped warnings were left out; only the first 20 are shown",
+        ),
+    )
+    assert GradeReport.from_json(report.to_json()) == report

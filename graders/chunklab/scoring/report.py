@@ -72,6 +72,32 @@ class Problem:
     message: str
 
 
+# Warnings of one kind a report keeps; the rest are counted in one note.
+MOST_WARNINGS_OF_A_KIND = 20
+
+
+def bounded_warnings(warnings: tuple[Problem, ...]) -> tuple[Problem, ...]:
+    """At most MOST_WARNINGS_OF_A_KIND of each kind, in order, and a note for each kind cut."""
+    kept: list[Problem] = []
+    seen: dict[str, int] = {}
+    for warning in warnings:
+        seen[warning.kind] = seen.get(warning.kind, 0) + 1
+        if seen[warning.kind] <= MOST_WARNINGS_OF_A_KIND:
+            kept.append(warning)
+    if len(kept) == len(warnings):
+        return warnings
+    notes = [
+        Problem(
+            "warnings_cut",
+            f"{count - MOST_WARNINGS_OF_A_KIND} more {kind} warnings were left out; only the "
+            f"first {MOST_WARNINGS_OF_A_KIND} are shown",
+        )
+        for kind, count in seen.items()
+        if count > MOST_WARNINGS_OF_A_KIND
+    ]
+    return (*kept, *notes)
+
+
 @dataclass(frozen=True)
 class GradeReport:
     lesson: str | None
@@ -88,6 +114,10 @@ class GradeReport:
     student: str = ""
     # What the sandbox could not keep apart on this machine (codes in the README).
     isolation_gaps: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # However many files or cells a submission holds, its report stays small.
+        object.__setattr__(self, "warnings", bounded_warnings(self.warnings))
 
     @property
     def score(self) -> float:
