@@ -6,11 +6,13 @@ Hostile source runs through the real sandbox. Memory requests stay small
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 import tracemalloc
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,7 +24,9 @@ from chunklab.reading.source import CodeCell
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox import answer_budget
 from chunklab.sandbox.answer_budget import (
+    COLLECT_AFTER_BYTES,
     MAX_DEPTH,
+    AnswerBudget,
     AnswerRefused,
     decode_answer,
     decoded_estimate,
@@ -442,3 +446,28 @@ def test_work_handed_to_other_threads_and_processes_counts_as_own_time(short_wor
     with pytest.raises(CallTimedOut) as stopped:
         getattr(proxy, handed_to)()
     assert str(stopped.value) == f"Input: {handed_to}()\n{out_of_own_time()}"
+
+
+def cyclic_garbage() -> weakref.ref:
+    """A weak reference to an object kept alive only by a cycle, as a failed check's frames are."""
+
+    class Holder:
+        pass
+
+    holder = Holder()
+    holder.itself = holder
+    return weakref.ref(holder)
+
+
+@pytest.mark.parametrize(("held", "freed"), [(COLLECT_AFTER_BYTES + 1, True), (1024, False)])
+def test_what_a_test_held_in_large_answers_is_freed_before_the_next(held, freed):
+    budget = AnswerBudget()
+    gc.disable()  # only the budget may collect here
+    try:
+        kept = cyclic_garbage()
+        budget.held = held
+        budget.new_test()
+        assert (kept() is None) is freed
+        assert budget.held == 0
+    finally:
+        gc.enable()

@@ -13,7 +13,9 @@ the answer, never a Python step per value.
 
 from __future__ import annotations
 
+import gc
 import json
+import sys
 
 # One answer's JSON, as read from the worker.
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
@@ -110,6 +112,10 @@ def decode_answer(line: bytes) -> object:
     return value
 
 
+# Answers held in one test above which they are freed before the next test starts.
+COLLECT_AFTER_BYTES = 16 * 2**20
+
+
 class AnswerBudget:
     """The answers held during one test, against one fixed budget."""
 
@@ -123,7 +129,15 @@ class AnswerBudget:
         return MAX_HELD_BYTES if self.given_limit is None else self.given_limit
 
     def new_test(self) -> None:
-        # What an earlier test was given is dropped with that test.
+        # What an earlier test was given is dropped with that test. A failed check's
+        # exception keeps its frames, and in them the answers, in a cycle that only the
+        # collector breaks (and as the last exception, in `sys`): after large answers
+        # both are let go of at once, so they are not still held in the next test.
+        if self.held > COLLECT_AFTER_BYTES:
+            for name in ("last_type", "last_value", "last_traceback", "last_exc"):
+                if hasattr(sys, name):
+                    setattr(sys, name, None)
+            gc.collect()
         self.held = 0
 
     def charge(self, line: bytes) -> None:

@@ -51,12 +51,43 @@ def shorten(value: Any, limit: int = MAX_SHOWN) -> str:
     Each value is shortened on its own length, never on another's: an expected
     value is not cut to the length of what came back.
     """
+    keep = max(limit // 2 - 20, 10)
+    if type(value) is list and len(value) > LONG_LIST:
+        # A long answer's repr would be as large as the answer: its ends are made alone.
+        length = shown_length(value)
+        if length <= limit:
+            return repr(value)
+        head, tail = list_ends(value, keep)
+        return f"{head} ...[{length - 2 * keep} characters left out]... {tail}"
     text = repr(value)
     if len(text) <= limit:
         return text
-    keep = max(limit // 2 - 20, 10)
     left_out = len(text) - 2 * keep
     return f"{text[:keep]} ...[{left_out} characters left out]... {text[-keep:]}"
+
+
+# Lists longer than this are shown without making their whole repr.
+LONG_LIST = 64
+
+
+def repr_length(items: list) -> int:
+    """len(repr(items)) for a plain list, without making it."""
+    return 2 + sum(map(len, map(repr, items))) + 2 * max(len(items) - 1, 0)
+
+
+def list_ends(items: list, keep: int) -> tuple[str, str]:
+    """The first and the last `keep` characters of repr(items), made from as few items as need."""
+    head = "["
+    for item in items:
+        head += repr(item) + ", "
+        if len(head) >= keep:
+            break
+    tail = "]"
+    for item in reversed(items):
+        tail = ", " + repr(item) + tail
+        if len(tail) >= keep:
+            break
+    return head[:keep], tail[-keep:]
 
 
 def call_text(fn: Callable[..., Any], args: tuple, kwargs: dict | None = None) -> str:
@@ -220,7 +251,14 @@ def too_long_to_show(actual: Any, expected: Any) -> bool:
     """Two lists at least one of which would be cut when shown whole."""
     if not (isinstance(actual, list) and isinstance(expected, list)):
         return False
-    return len(repr(expected)) > MAX_SHOWN or len(repr(actual)) > MAX_SHOWN
+    return shown_length(expected) > MAX_SHOWN or shown_length(actual) > MAX_SHOWN
+
+
+def shown_length(value: Any) -> int:
+    """len(repr(value)), without making the repr of a long list."""
+    if type(value) is list and len(value) > LONG_LIST:
+        return repr_length(value)
+    return len(repr(value))
 
 
 def first_difference(actual: list, expected: list) -> str:
