@@ -15,7 +15,7 @@ from pathlib import Path
 from chunklab.errors import SubmissionError, SubmissionTooLargeError
 from chunklab.reading.safe_file import read_regular_file
 from chunklab.reading.source import CodeCell
-from chunklab.reading.student import helper_files, helper_packages
+from chunklab.reading.student import helper_files, helper_packages, regular_files
 from chunklab.scoring.report import Problem
 
 HELPERS_LABEL = "helper modules"
@@ -35,7 +35,8 @@ class Helpers:
 
 def read_helpers(folder: Path, graded: Path, code_bytes: int, limit: int) -> Helpers:
     """The helpers beside `graded`, whose code (`code_bytes`) leaves `limit - code_bytes` bytes."""
-    paths = helper_files(folder, graded)
+    files = regular_files(folder)  # listed once: both looks below read it
+    paths = helper_files(files, graded)
     sources: dict[str, tuple[str, str]] = {}
     # Only single modules travel with the graded file; a package's import would fail
     # as if it were a module from outside the standard library, so it is said why.
@@ -46,7 +47,7 @@ def read_helpers(folder: Path, graded: Path, code_bytes: int, limit: int) -> Hel
             f"{graded.name} are handed to your code, so `import {name}` fails when graded: "
             f"put what your solution needs from it into {name}.py beside {graded.name}",
         )
-        for name in helper_packages(folder, graded)
+        for name in helper_packages(files, graded)
     ]
     used = code_bytes
     for path in paths:

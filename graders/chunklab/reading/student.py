@@ -137,12 +137,13 @@ def rank(files: list[Path], look: FolderLook, lesson: Lesson | None = None) -> l
     return sorted(files, key=key)
 
 
-def helper_packages(folder: Path, graded: Path) -> list[str]:
-    """The packages (folders with an `__init__.py`) beside the graded file: never sent."""
+def helper_packages(files: list[Path], graded: Path) -> list[str]:
+    """The packages (folders with an `__init__.py`) among a folder's `files` beside the graded
+    file: never sent."""
     return sorted(
         {
             path.parent.name
-            for path in regular_files(folder)
+            for path in files
             if path.name == "__init__.py"
             and path.parent.parent == graded.parent
             and path.parent.name.isidentifier()
@@ -150,11 +151,12 @@ def helper_packages(folder: Path, graded: Path) -> list[str]:
     )
 
 
-def helper_files(folder: Path, graded: Path) -> list[Path]:
-    """The `.py` files beside the graded file that no lesson claims: modules it may import."""
+def helper_files(files: list[Path], graded: Path) -> list[Path]:
+    """The `.py` files among a folder's `files` beside the graded file that no lesson claims:
+    modules it may import."""
     return [
         path
-        for path in regular_files(folder)
+        for path in files
         if path.parent == graded.parent
         and path != graded
         and path.suffix == ".py"
