@@ -54,7 +54,7 @@ def shorten(value: Any, limit: int = MAX_SHOWN) -> str:
     keep = max(limit // 2 - 20, 10)
     if type(value) is list and len(value) > LONG_LIST:
         # A long answer's repr would be as large as the answer: its ends are made alone.
-        length = shown_length(value)
+        length = repr_length(value)
         if length <= limit:
             return repr(value)
         head, tail = list_ends(value, keep)
@@ -73,6 +73,13 @@ LONG_LIST = 64
 def repr_length(items: list) -> int:
     """len(repr(items)) for a plain list, without making it."""
     return 2 + sum(map(len, map(repr, items))) + 2 * max(len(items) - 1, 0)
+
+
+def shown_length(value: Any) -> int:
+    """len(repr(value)), without making the repr of a long list."""
+    if type(value) is list and len(value) > LONG_LIST:
+        return repr_length(value)
+    return len(repr(value))
 
 
 def list_ends(items: list, keep: int) -> tuple[str, str]:
@@ -252,13 +259,6 @@ def too_long_to_show(actual: Any, expected: Any) -> bool:
     if not (isinstance(actual, list) and isinstance(expected, list)):
         return False
     return shown_length(expected) > MAX_SHOWN or shown_length(actual) > MAX_SHOWN
-
-
-def shown_length(value: Any) -> int:
-    """len(repr(value)), without making the repr of a long list."""
-    if type(value) is list and len(value) > LONG_LIST:
-        return repr_length(value)
-    return len(repr(value))
 
 
 def first_difference(actual: list, expected: list) -> str:
