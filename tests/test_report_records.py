@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -120,19 +118,6 @@ def test_every_command_writes_reports_in_its_schema(
     assert len(gradescope.reports) == 4
     for result in gradescope.reports:
         jsonschema.validate(result, schema)
-
-
-def test_mypy_finds_nothing_in_the_package(tmp_path: Path) -> None:
-    """The settings are pyproject's [tool.mypy]; the Literal types of reports hold."""
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")],
-        cwd=KIT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stdout[-4000:]
-    assert result.stdout.strip().splitlines()[-1].startswith("Success: no issues found")
 
 
 def test_mypy_makes_no_exception_for_any_module() -> None:
