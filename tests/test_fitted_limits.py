@@ -1,5 +1,5 @@
-"""A call's limit fits the call, a worker's own time leaves out its wait for a CPU, and a
-runaway in memory is stopped by its growth."""
+"""A call's limit fits the call, a worker's own time is the CPU it used (the clock only a
+generous ceiling), and a runaway in memory is stopped by its growth."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ import types
 import pytest
 
 from chunklab.sandbox import fitted_limits
-from chunklab.sandbox.call_watch import CPU_SLACK, CallLimit, CallWatch, Reading, Verdict
+from chunklab.sandbox.call_watch import (
+    CPU_SLACK,
+    WALL_FACTOR,
+    CallLimit,
+    CallWatch,
+    Reading,
+    Verdict,
+    cpu_seconds,
+)
 from chunklab.sandbox.cpu_time import CpuUse
 from chunklab.sandbox.fitted_limits import FACTOR, ReferenceTimes, call_seconds
 from chunklab.sandbox.limits import Limits
@@ -126,23 +134,16 @@ class ScriptedProcFiles:
     """What /proc says about a worker, look by look.
 
     `cpu`: CPU seconds used so far by the worker process and by its whole group, at
-    each look (unknown where not given); `runnable`: whether its main thread is.
+    each look (unknown where not given); `sizes`: its resident memory.
     """
 
     def __init__(
         self,
-        delays: list[float | None],
-        sizes: list[float] | None = None,
         cpu: list[tuple[float | None, float | None]] | None = None,
-        runnable: bool = False,
+        sizes: list[float] | None = None,
     ) -> None:
-        self.delays = iter(delays)
         self.sizes = iter(sizes or [])
         self.cpus = iter(cpu or [])
-        self.runnable = runnable
-
-    def run_delay(self) -> float | None:
-        return next(self.delays)
 
     def resident_mb(self) -> float | None:
         return next(self.sizes, None)
@@ -150,31 +151,31 @@ class ScriptedProcFiles:
     def cpu(self) -> CpuUse:
         return CpuUse(*next(self.cpus, (None, None)))
 
-    def waiting_to_run(self) -> bool:
-        return self.runnable
 
-
-def test_own_time_leaves_out_the_wait_for_a_cpu():
-    # Looks 0.1 s apart; the worker waited for a CPU for 0.09 s of each.
-    watch = CallWatch(ScriptedProcFiles([0.0, 0.09, 0.18]), CallLimit(0.05, 512))
-    for now in (1.0, 1.1, 1.2):
+def test_a_call_that_waits_for_a_cpu_spends_none_of_its_own_time():
+    # Looks 0.1 s apart on a busy machine: the worker got 0.01 s of CPU in each.
+    cpu = [(0.0, 0.0), (0.01, 0.01), (0.02, 0.02), (0.03, 0.03)]
+    watch = CallWatch(ScriptedProcFiles(cpu), CallLimit(0.05, 512), now=1.0)
+    for now in (1.0, 1.1, 1.2, 1.3):
         watch.look(now, deadline=99.0)
-    assert watch.own_time(Reading(1.3, 0.27, CpuUse(None, None))) == pytest.approx(0.03)
+    assert watch.spent == pytest.approx(0.03 - CPU_SLACK)
 
 
 def test_a_call_past_its_own_time_is_stopped():
-    watch = CallWatch(ScriptedProcFiles([0.0, 0.0]), CallLimit(0.05, 512))
+    cpu = [(0.0, 0.0), (0.07, 0.07)]
+    watch = CallWatch(ScriptedProcFiles(cpu), CallLimit(0.05, 512), now=1.0)
     watch.look(1.0, 99.0)
     with pytest.raises(
         Verdict, match="did not finish in time: it ran far longer than this input needs"
     ):
-        watch.look(1.06, 99.0)
+        watch.look(1.5, 99.0)
 
 
 def test_running_out_of_own_time_names_the_causes_a_student_can_look_for():
     # A slow start at every call (a table built anew) runs out of time on the shortest
     # input too, so the feedback names it beside loops and quadratic work.
-    watch = CallWatch(ScriptedProcFiles([0.0, 0.0]), CallLimit(0.05, 512))
+    cpu = [(0.0, 0.0), (0.07, 0.07)]
+    watch = CallWatch(ScriptedProcFiles(cpu), CallLimit(0.05, 512), now=1.0)
     watch.look(1.0, 99.0)
     with pytest.raises(Verdict) as stopped:
         watch.look(1.06, 99.0)
@@ -186,18 +187,17 @@ def test_running_out_of_own_time_names_the_causes_a_student_can_look_for():
     )
 
 
-def test_own_time_is_wall_time_where_the_wait_cannot_be_read():
-    watch = CallWatch(ScriptedProcFiles([None, None]), CallLimit(0.05, 512))
+def test_own_time_is_wall_time_where_no_cpu_count_can_be_read():
+    watch = CallWatch(ScriptedProcFiles(), CallLimit(0.05, 512), now=1.0)
     watch.look(1.0, 99.0)
-    with pytest.raises(Verdict):
+    with pytest.raises(Verdict, match="it ran far longer"):
         watch.look(1.06, 99.0)
 
 
-def test_cpu_used_by_other_threads_and_processes_counts_while_the_main_thread_waits():
-    # The main thread waits for a CPU all along (its own time by the clock stays 0) while
-    # the worker's group uses 0.06 s of CPU between looks.
+def test_cpu_used_by_other_threads_and_processes_counts():
+    # The worker process itself uses almost nothing; what it started uses 0.06 s a look.
     cpu = [(0.0, 0.0), (0.001, 0.06), (0.002, 0.12)]
-    watch = CallWatch(ScriptedProcFiles([0.0, 0.05, 0.1], cpu=cpu), CallLimit(0.1, 512))
+    watch = CallWatch(ScriptedProcFiles(cpu), CallLimit(0.1, 512), now=1.0)
     watch.look(1.0, 99.0)
     watch.look(1.05, 99.0)
     assert watch.spent == pytest.approx(0.06 - CPU_SLACK)
@@ -205,58 +205,41 @@ def test_cpu_used_by_other_threads_and_processes_counts_while_the_main_thread_wa
         watch.look(1.1, 99.0)
 
 
-def test_single_threaded_work_is_charged_its_wall_time_less_its_waits():
-    # Running half the time, waiting for a CPU the other half: the CPU used is no more
-    # than the own time by the clock, which is what is charged.
-    cpu = [(0.0, 0.0), (0.05, 0.05)]
-    watch = CallWatch(ScriptedProcFiles([0.0, 0.05], cpu=cpu), CallLimit(1.0, 512))
-    watch.look(1.0, 99.0)
-    watch.look(1.1, 99.0)
-    assert watch.spent == pytest.approx(0.05)
+def test_a_call_that_only_waits_is_stopped_at_its_wall_clock_ceiling():
+    # A sleep: no CPU used at all. The clock allows WALL_FACTOR times the own limit.
+    watch = CallWatch(ScriptedProcFiles([(0.0, 0.0)] * 3), CallLimit(0.1, 512), now=1.0)
+    watch.look(1.01, 99.0)
+    watch.look(1.0 + 0.99 * WALL_FACTOR * 0.1, 99.0)
+    with pytest.raises(Verdict) as stopped:
+        watch.look(1.0 + WALL_FACTOR * 0.1, 99.0)
+    assert str(stopped.value) == (
+        "Your code did not finish in time: it waited far longer than this input needs "
+        "(look for a sleep, or for reading input or waiting on another process that never "
+        "answers)."
+    )
 
 
-def test_a_wait_for_a_cpu_not_yet_counted_does_not_stop_a_call():
-    # The main thread ran until 1.04, then waited for a CPU: its wait is not in its count
-    # yet, and the worker used no CPU since. Its time after 1.04 is left out until it runs.
-    cpu = [(0.0, 0.0), (0.04, 0.04), (0.04, 0.04), (0.04, 0.04), (0.05, 0.05)]
-    delays = [0.0, 0.0, 0.0, 0.0, 0.2]
-    watch = CallWatch(ScriptedProcFiles(delays, cpu=cpu, runnable=True), CallLimit(0.1, 512))
-    for now in (1.0, 1.04, 1.12, 1.2):
-        watch.look(now, 99.0)
-    assert watch.spent == pytest.approx(0.2)  # by the clock, until the wait is known
-    watch.look(1.25, 99.0)  # it ran: 0.2 s of waiting are now counted
-    assert watch.spent == pytest.approx(0.05)
-
-
-def test_a_main_thread_that_sleeps_spends_its_own_time():
-    # No CPU used after the first looks, as in the case above, but the main thread sleeps.
-    cpu = [(0.0, 0.0), (0.01, 0.01), (0.01, 0.01)]
-    watch = CallWatch(ScriptedProcFiles([0.0, 0.0, 0.0], cpu=cpu), CallLimit(0.1, 512))
-    watch.look(1.0, 99.0)
-    watch.look(1.05, 99.0)
-    with pytest.raises(Verdict):
-        watch.look(1.11, 99.0)
-
-
-def test_work_done_elsewhere_while_the_main_thread_waits_still_counts():
-    # The main thread waits, uncounted, but the rest of the worker keeps using CPU.
-    cpu = [(0.0, 0.0), (0.0, 0.06), (0.0, 0.12)]
-    files = ScriptedProcFiles([0.0, 0.0, 0.0], cpu=cpu, runnable=True)
-    watch = CallWatch(files, CallLimit(0.1, 512))
-    watch.look(1.0, 99.0)
-    watch.look(1.06, 99.0)
-    with pytest.raises(Verdict):
-        watch.look(1.12, 99.0)
+def test_the_graders_work_on_the_limit_is_left_out_of_the_wall_clock_ceiling(monkeypatch):
+    # Working out the limit (timing the reference) takes the grader 0.5 s during the call.
+    clock = iter([5.0, 5.5])
+    monkeypatch.setattr("chunklab.sandbox.call_watch.time.monotonic", lambda: next(clock))
+    watch = CallWatch(
+        ScriptedProcFiles([(0.0, 0.0)] * 2), lambda: CallLimit(0.1, 512), now=1.0
+    )
+    watch.look(1.01, 99.0)
+    assert watch.grader_seconds == pytest.approx(0.5)
+    watch.look(1.0 + WALL_FACTOR * 0.1 + 0.4, 99.0)  # past the ceiling but for that work
 
 
 def test_a_worker_known_to_spin_is_timed_from_the_start():
-    watch = CallWatch(ScriptedProcFiles([0.0, 0.0]), CallLimit(0.01, 512), from_start=True)
+    watch = CallWatch(ScriptedProcFiles([(0.0, 0.0)]), CallLimit(0.01, 512), from_start=True)
     assert watch.first_look is not None
     assert watch.next_look() == pytest.approx(0.01)
 
 
 def grow(sizes: list[float], every: float = 0.02, deadline: float = 2.0) -> CallWatch:
-    watch = CallWatch(ScriptedProcFiles([0.0] * len(sizes), sizes), CallLimit(10.0, 512))
+    cpu = [(0.0, 0.0)] * len(sizes)
+    watch = CallWatch(ScriptedProcFiles(cpu, sizes), CallLimit(10.0, 512), now=0.0)
     for number in range(len(sizes)):
         watch.look(number * every, deadline)
     return watch
@@ -301,7 +284,8 @@ def test_a_long_call_is_kept_under_a_short_key():
 
 
 def test_the_next_look_comes_when_the_own_time_may_run_out():
-    watch = CallWatch(ScriptedProcFiles([0.0, 0.0, 0.0]), CallLimit(0.025, 512))
+    cpu = [(0.0, 0.0), (0.03, 0.03), (0.04, 0.04)]
+    watch = CallWatch(ScriptedProcFiles(cpu), CallLimit(0.025, 512), now=1.0)
     assert watch.next_look() == pytest.approx(0.01)  # the first look, to start counting
     watch.look(1.0, 99.0)
     watch.look(1.02, 99.0)
@@ -317,13 +301,22 @@ def test_a_limit_given_as_a_function_is_worked_out_only_at_a_look():
         asked.append(1)
         return CallLimit(0.05, 512)
 
-    quick = CallWatch(ScriptedProcFiles([]), limit)
+    quick = CallWatch(ScriptedProcFiles(), limit)
     assert quick.next_look() == pytest.approx(0.01) and asked == []  # answered before a look
-    slow = CallWatch(ScriptedProcFiles([0.0, 0.0]), limit)
+    slow = CallWatch(ScriptedProcFiles([(0.0, 0.0), (0.07, 0.07)]), limit, now=1.0)
     slow.look(1.0, 99.0)
     with pytest.raises(Verdict):
         slow.look(1.06, 99.0)
     assert asked == [1]
+
+
+def test_a_calls_cpu_time_is_its_process_clock_or_its_groups_count_whichever_is_more():
+    start = Reading(1.0, CpuUse(0.5, 0.5))
+    # The group's count lags the running process by a tick; the process clock does not.
+    assert cpu_seconds(start, Reading(2.0, CpuUse(0.6, 0.596))) == pytest.approx(0.1)
+    # A process the worker started did the work.
+    assert cpu_seconds(start, Reading(2.0, CpuUse(0.51, 0.8))) == pytest.approx(0.3)
+    assert cpu_seconds(Reading(1.0, CpuUse(None, None)), Reading(2.0, CpuUse(None, 1.0))) is None
 
 
 def test_an_object_noted_but_not_timed_is_made_when_its_method_is_timed():

@@ -13,6 +13,7 @@ from chunklab.authoring.bundle import write_bundle
 from chunklab.authoring.rules import rules_in_file, suite_rules
 from chunklab.contract import CallTimedOut
 from chunklab.kit import SUITES_DIR, find_kit
+from chunklab.kit_texts import DIGESTS, LONG_LENGTH, SHORT_LENGTH, digest_of, make_text
 from chunklab.lessons import LESSONS, get_lesson
 from chunklab.running.in_process import InProcessBackend
 from chunklab.running.pytest_run import run_suite
@@ -30,7 +31,12 @@ from chunklab.suites.checks import (
     shorten,
 )
 from chunklab.suites.chunking_pipeline import test_visible as pipeline_visible
-from chunklab.suites.long_texts import LONG_TEXT_SECONDS, expect_within, long_text
+from chunklab.suites.long_texts import (
+    LONG_DOCUMENT_RULE,
+    LONG_TEXT_SECONDS,
+    expect_within,
+    long_text,
+)
 from chunklab.suites.word_chunk import test_hidden as word_hidden
 from chunklab.validation import AT_MOST, Expectation, Verdict, judge, weak_figures
 from tests.conftest import KIT_ROOT, LESSON_IDS
@@ -50,13 +56,13 @@ def test_every_public_rule_is_checked_again_by_a_hidden_test(lesson):
 
 
 @pytest.mark.parametrize("lesson", LESSON_IDS)
-def test_every_lesson_has_a_long_document_rule_that_states_its_limit(lesson):
+def test_every_lesson_has_the_long_document_rule_in_the_specs_terms(lesson):
     texts = [rule.text for rule in suite_rules(get_lesson(lesson))]
-    long_rules = [text for text in texts if "a million characters" in text]
-    assert long_rules == [
-        "Documents in RAG are long: a text of a million characters is chunked correctly "
-        f"within {LONG_TEXT_SECONDS:g} seconds, with no recursion limit reached."
-    ]
+    long_rules = [text for text in texts if "200,000 characters" in text]
+    assert long_rules == [LONG_DOCUMENT_RULE]
+    assert "million" not in " ".join(texts)
+    for words in ("no recursion limit", "ten times longer", "CPU time", "never the square"):
+        assert words in LONG_DOCUMENT_RULE
 
 
 def test_the_rules_other_checks_build_on_are_rules_of_their_suites():
@@ -170,10 +176,11 @@ def test_the_long_document_time_is_the_calls_own_limit_not_a_clock_here():
 
 
 def test_the_long_text_is_the_same_every_time_and_holds_every_kind_of_gap():
-    text = long_text(1_000_000)
-    assert len(text) == 1_000_000 and text == long_text.__wrapped__(1_000_000)
+    text, short = long_text(), long_text(SHORT_LENGTH)
+    assert len(text) == LONG_LENGTH == 10 * len(short) and text.startswith(short)
+    assert digest_of(make_text(LONG_LENGTH)) == DIGESTS[text.name] == digest_of(text)
     for gap in ("\n", "\t", ". ", "! ", "? ", "; ", "Mr. "):
-        assert gap in text
+        assert gap in short
 
 
 def weak_verdict(name: str, score: float, most: float) -> Verdict:

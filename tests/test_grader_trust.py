@@ -15,7 +15,7 @@ from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.suites.char_chunk import test_hidden as char_hidden
 from chunklab.suites.checks import RuleBroken, expect_result, result_of
 from chunklab.suites.chunking_pipeline import test_visible as pipeline_visible
-from chunklab.suites.long_texts import LONG_TEXT_SECONDS, expect_answer_in_time
+from chunklab.suites.long_texts import LONG_TEXT_SECONDS, same_as_expected, timed_right_answer
 from chunklab.suites.word_chunk import test_hidden as word_hidden
 from tests.test_window_lessons import failure_of, grader_tests, proxy_for, run_test
 
@@ -133,7 +133,7 @@ def test_a_wrong_long_answer_is_said_to_be_wrong_not_slow():
     text = "The Mr. Smith case. " * 50_000
     expected = [text[i : i + 10] for i in range(0, len(text) - 2, 8)]
     with pytest.raises(RuleBroken) as caught:
-        expect_answer_in_time(lowercased_chunk, (text, 10, 2), expected)
+        timed_right_answer(lowercased_chunk, (text, 10, 2), expected, same_as_expected(expected))
     message = str(caught.value)
     answers = message.split("\n", 1)[1]
     assert "characters left out" not in answers and len(answers) < 300

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from chunklab.running.plugin import MARKERS
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.backend import SandboxBackend
+from chunklab.sandbox.call_watch import WALL_FACTOR
 from chunklab.sandbox.fitted_limits import ReferenceTimes, call_seconds
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
@@ -100,15 +103,55 @@ def test_a_call_the_reference_needs_long_for_gets_room_in_proportion(backend_of)
     )
 
 
+# Computes for about `seconds` of its own CPU time.
+WORK = (
+    "import time\n"
+    "def work(seconds):\n"
+    "    end = time.process_time() + seconds\n"
+    "    while time.process_time() < end:\n"
+    "        pass\n"
+    "    return 1\n"
+    "def nap(seconds):\n"
+    "    time.sleep(seconds)\n"
+    "    return 1\n"
+)
+
+
 def test_a_stated_limit_is_the_limit_of_each_call_of_that_test(backend_of, limits_given):
-    backend = backend_of("import time\ndef nap(seconds):\n    time.sleep(seconds)\n    return 1\n")
+    backend = backend_of(WORK, reference=ReferenceTimes(None))
     backend.load()
     proxy = SubmissionProxy(backend)
-    assert "did not finish in time" in timeout_of(proxy, lambda: proxy.nap(0.4))
+    assert "did not finish in time" in timeout_of(proxy, lambda: proxy.work(0.3))
     proxy.begin_test(call_seconds=1.5)
-    assert proxy.nap(0.4) == 1
+    assert proxy.work(0.3) == 1
     assert limits_given == [floor(), 1.5]
     assert any(line.startswith("call_seconds(n)") for line in MARKERS)
+
+
+def test_a_stated_limit_is_used_without_timing_the_reference(backend_of):
+    timed: list[object] = []
+    reference = ReferenceTimes(None)
+    reference.mirror = lambda: types.SimpleNamespace(  # type: ignore[method-assign]
+        note=lambda message: None, seconds=lambda message: timed.append(message)
+    )
+    backend = backend_of(WORK, reference=reference)
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    proxy.begin_test(call_seconds=1.5)
+    assert proxy.work(0.05) == 1  # running at the first look, when its limit is needed
+    assert timed == []
+
+
+def test_a_call_that_only_waits_is_stopped_by_the_clock_at_a_multiple_of_its_limit(backend_of):
+    backend = backend_of(WORK)
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    proxy.begin_test()
+    started = time.monotonic()
+    with pytest.raises(CallTimedOut, match="it waited far longer than this input needs"):
+        proxy.nap(30)
+    waited = time.monotonic() - started
+    assert WALL_FACTOR * floor() <= waited < 10 * WALL_FACTOR * floor()
 
 
 def test_memory_that_keeps_growing_is_stopped_before_the_memory_limit(backend_of):
@@ -125,9 +168,12 @@ def test_memory_that_keeps_growing_is_stopped_before_the_memory_limit(backend_of
 
 
 def test_loading_counts_toward_the_submission_time(backend_of):
-    backend = backend_of("import time\ntime.sleep(0.15)\ndef chunk():\n    return []\n")
+    backend = backend_of(
+        "import time\nend = time.process_time() + 0.15\nwhile time.process_time() < end:\n"
+        "    pass\ndef chunk():\n    return []\n"
+    )
     backend.load()
-    assert backend.spent >= 0.15
+    assert 0.14 <= backend.spent and backend.spent_wall >= backend.spent - 0.02
 
 
 def test_a_loop_at_import_is_an_error_of_its_own(backend_of):

@@ -25,10 +25,11 @@ from chunklab.validation import (
 )
 from chunklab.writing.table import validation_table
 
-# The default limit of a call: the long-document checks promise a million characters
-# within it, so validating under a tighter one would fail valid solutions.
+# The default limit of a call: the long-document checks state their calls' own time up
+# to it, so validating under a tighter one would fail valid solutions.
 CALL_SECONDS = Limits().call_seconds
-# A valid file needs a few seconds in all; the mistakes that never finish stop here.
+# A valid file needs well under a second of its own time in all; the mistakes that never
+# finish stop here.
 SUBMISSION_SECONDS = 20.0
 
 

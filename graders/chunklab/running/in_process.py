@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from chunklab.contract import Backend, CallTimedOut, WorkerCrashed
+from chunklab.kit_texts import KitTexts
 from chunklab.sandbox.call_watch import CallLimit, Reading, out_of_own_time
 from chunklab.sandbox.cpu_time import CpuUse
 from chunklab.sandbox.fitted_limits import WALL_CLOCK_MARGIN
@@ -75,7 +76,7 @@ class InProcessWorker:
     """One submission's `Session` in this process, answering requests with a time limit each."""
 
     def __init__(self, namespace: dict[str, Any] | None, output_limit: int) -> None:
-        self.session = Session()
+        self.session = Session(texts=KitTexts())
         if namespace is not None:
             self.session.namespace.update(namespace)
         self.output = CappedOutput(output_limit)
@@ -95,11 +96,15 @@ class InProcessWorker:
         """Answers here are the process's own values: there is no budget to reset."""
 
     def own_mark(self) -> Reading:
-        # The self-check's calls run on threads of this process: own time is wall-clock time.
-        return Reading(time.monotonic(), 0.0, CpuUse(None, None))
+        # The self-check's calls run on threads of this process: own time is wall-clock
+        # time, and the CPU time counted is this process's.
+        return Reading(time.monotonic(), CpuUse(None, time.process_time()))
 
     def own_seconds_since(self, mark: Reading) -> float:
         return time.monotonic() - mark.now
+
+    def cpu_seconds_since(self, mark: Reading) -> float | None:
+        return time.process_time() - (mark.cpu.group or 0.0)
 
     def own_seconds(self, timeout: float) -> tuple[float, str | None]:
         """The next call's wall-clock limit here, and the message grading would give.
@@ -176,17 +181,22 @@ class InProcessBackend(Backend):
     """A submission's `Session` behind plain requests, with no limits: for the kit's own tests."""
 
     def __init__(self, namespace: dict[str, Any] | None = None) -> None:
-        self.session = Session()
+        self.session = Session(texts=KitTexts())
         if namespace is not None:
             self.session.namespace.update(namespace)
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         message = json.loads(json.dumps(message))
+        started = time.process_time()
         if message["op"] == "load":
             answer = self.session.load(message["cells"], message.get("local_modules", ()))
         else:
             answer = self.session.call(message)
-        return json.loads(json.dumps(answer))
+        answer = json.loads(json.dumps(answer))
+        if "digest" in message:
+            # As the sandbox's backend says it of a call asked by digest: its CPU time.
+            answer["cpu_seconds"] = time.process_time() - started
+        return answer
 
 
 class InProcessZygote:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunklab.contract import Backend, CallTimedOut, SubmissionRaised, WorkerCrashed
+from chunklab.kit_texts import KitText, call_arguments
 from chunklab.sandbox.answer_shape import cut
 from chunklab.sandbox.worker_main import MAX_REPR, digest_of_bytes
 from chunklab.suites.checks import shorten
@@ -85,7 +86,7 @@ def exception_from(raised: dict[str, Any]) -> Exception:
 
 
 def describe_call(message: dict[str, Any]) -> str:
-    shown = [shorten(a, 120) for a in message.get("args", [])]
+    shown = [shorten(a, 120) for a in call_arguments(message)]
     shown += [f"{k}={shorten(v, 120)}" for k, v in message.get("kwargs", {}).items()]
     return f"{message['name']}({', '.join(shown)})"
 
@@ -93,7 +94,12 @@ def describe_call(message: dict[str, Any]) -> str:
 def call_message(
     op: str, name: str, args: tuple, kwargs: dict[str, Any], handle: int | None = None
 ) -> dict[str, Any]:
+    """The request for a call; a fixed text of the kit among the arguments is only named."""
     message: dict[str, Any] = {"op": op, "name": name, "args": list(args), "kwargs": kwargs}
+    named = [[n, arg.name] for n, arg in enumerate(args) if isinstance(arg, KitText)]
+    if named:
+        message["args"] = [None if isinstance(arg, KitText) else arg for arg in args]
+        message["texts"] = named
     if handle is not None:
         message["handle"] = handle
     return message
@@ -184,7 +190,15 @@ class SubmissionProxy(Calls):
 def value_expecting(
     send: Callable[[dict[str, Any]], dict[str, Any]], message: dict[str, Any], expected: Any
 ) -> Any:
-    """What a call returns, asked for first as a digest of its answer.
+    """What a call returns, asked for first as a digest of its answer (see `measured_expecting`)."""
+    return measured_expecting(send, message, expected)[0]
+
+
+def measured_expecting(
+    send: Callable[[dict[str, Any]], dict[str, Any]], message: dict[str, Any], expected: Any
+) -> tuple[Any, float | None]:
+    """What a call returns, asked for first as a digest of its answer, and the CPU time the
+    call took as its backend measured it (None where it cannot).
 
     When the digest is that of `expected`, `expected` itself is the value and the
     answer never crosses (a long document's answer is megabytes); otherwise the
@@ -195,18 +209,19 @@ def value_expecting(
     """
     key = secrets.token_hex(32)
     answer = send({**message, "digest": key})
+    cpu_seconds = answer.get("cpu_seconds")
     if "digest" not in answer:
-        return answer_value(answer)
+        return answer_value(answer), cpu_seconds
     expected_digest = digest_of_bytes(key, expected_answer_bytes(expected))
     if hmac.compare_digest(str(answer["digest"]).encode(), expected_digest.encode()):
-        return expected
+        return expected, cpu_seconds
     try:
         kept = send({"op": "kept", "name": message["name"]})
     except (CallTimedOut, WorkerCrashed) as error:
         # Named as the call it finishes, not as the request for its answer.
         _, _, why = str(error).partition("\n")
         raise type(error)(f"Input: {describe_call(message)}\n{why}") from None
-    return answer_value(kept)
+    return answer_value(kept), cpu_seconds
 
 
 def expected_answer_bytes(expected: Any) -> bytes:
@@ -246,6 +261,16 @@ class CallProxy:
 
         call.__name__ = self.__name__
         call.__wrapped__ = self  # type: ignore[attr-defined]  # feedback reaches the backend
+        return call
+
+    def measuring(self, expected: Any) -> Callable[..., tuple[Any, float | None]]:
+        """As `expecting`, giving also the CPU time each call took in the submission's worker."""
+
+        def call(*args: Any, **kwargs: Any) -> tuple[Any, float | None]:
+            return measured_expecting(self._calls()._send, self._message(args, kwargs), expected)
+
+        call.__name__ = self.__name__
+        call.__wrapped__ = self  # type: ignore[attr-defined]
         return call
 
 

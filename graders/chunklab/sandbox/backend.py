@@ -1,6 +1,7 @@
 """The backend grader tests talk to: one submission, in a worker, within its limits.
 
-Each call's limit fits the call (see `fitted_limits`). A worker that times
+Each call's limit fits the call (see `fitted_limits`) and counts its own CPU
+time; the clock is only a generous ceiling. A worker that times
 out or dies is replaced (the submission's code is run again in a fresh one)
 so the remaining tests still run, each on its own; once a submission has run
 out of time, it is known to spin, and later calls get a shorter floor. Once
@@ -18,13 +19,15 @@ from chunklab.contract import Backend, CallTimedOut, CodeCell, ProtocolBroken, W
 from chunklab.errors import BrokenProtocolError, SubmissionTimeoutError, WorkerDiedError
 from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.answer_shape import LoadAnswer, load_answer
-from chunklab.sandbox.call_watch import CallLimit
+from chunklab.sandbox.call_watch import WALL_FACTOR, CallLimit, Reading
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_kind import Worker, Workers
 
 # Running a submission's cells may import modules; its wall-clock ceiling.
 LOAD_SECONDS_FLOOR = 5.0
+# All of a submission's requests may take this many times its own time limit by the clock.
+SUBMISSION_WALL_FACTOR = 3.0
 
 
 class SandboxBackend(Backend):
@@ -44,7 +47,9 @@ class SandboxBackend(Backend):
         self.limits = limits
         self.reference = (reference or ReferenceTimes(None)).mirror()
         self.worker: Worker | None = None
+        # The submission's own time so far (CPU, as its calls' own time), and by the clock.
         self.spent = 0.0
+        self.spent_wall = 0.0
         self.timed_out_in_test = False
         # Set by a first time-out: the worker is known to spin.
         self.spinning = False
@@ -80,14 +85,15 @@ class SandboxBackend(Backend):
 
     def _load_ceiling(self) -> float:
         ceiling = max(LOAD_SECONDS_FLOOR, self.limits.call_seconds)
-        return min(ceiling, max(0.0, self.limits.submission_seconds - self.spent))
+        return min(ceiling, max(0.0, self._wall_left()))
 
     def _start_worker(self) -> LoadAnswer:
         """A fresh worker with the cells run in it; the time it takes counts as the submission's."""
         self.worker = worker = self.zygote.spawn()
         started = time.monotonic()
+        worker.watch_next(CallLimit(self._load_seconds(), self.limits.memory_mb))
+        mark = worker.own_mark()
         try:
-            worker.watch_next(CallLimit(self._load_seconds(), self.limits.memory_mb))
             answer = worker.request(
                 {"op": "load", "cells": self.cells, "local_modules": self.local_modules},
                 self._load_ceiling(),
@@ -98,7 +104,7 @@ class SandboxBackend(Backend):
             worker.kill()
             raise
         finally:
-            self._spend(worker, started)
+            self._spend(worker, started, mark)
 
     def begin_test(self, stated_seconds: float | None = None) -> None:
         """A new grader test: an earlier test's time-out is forgotten; its own limit, if stated."""
@@ -108,16 +114,20 @@ class SandboxBackend(Backend):
             self.worker.new_test()  # the answers budget is one test's
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The answer to one call; a call asked by digest also says the CPU time it took
+        (`cpu_seconds`: its worker's every thread and process, measured from here)."""
         worker = self._ready_worker()
         self.reference.note(message)
         worker.watch_next(partial(self._own_limit, message), from_start=self.spinning)
         started = time.monotonic()
-        asked_by_digest = "digest" in message
-        mark = worker.own_mark() if asked_by_digest else None
+        mark = worker.own_mark()
         # The request for a kept answer finishes the call before it: within what is left.
         ceiling = self._call_seconds() - (self.carried_wall if message["op"] == "kept" else 0.0)
         try:
-            return worker.request(message, max(0.0, ceiling))
+            answer = worker.request(message, max(0.0, ceiling))
+            if "digest" in message:
+                answer = {**answer, "cpu_seconds": worker.cpu_seconds_since(mark)}
+            return answer
         except CallTimedOut:
             self._timed_out()
             raise
@@ -125,18 +135,21 @@ class SandboxBackend(Backend):
             self.broken = str(broken)
             raise
         finally:
-            self._spend(worker, started)
+            self._spend(worker, started, mark)
             # The request for the answer itself finishes this call: it gets what is left,
             # of its own time (counted as the call's watch counts it) and of the clock's.
-            self.carried_seconds = worker.own_seconds_since(mark) if mark is not None else 0.0
-            self.carried_wall = time.monotonic() - started if mark is not None else 0.0
+            asked_by_digest = "digest" in message
+            self.carried_seconds = worker.own_seconds_since(mark) if asked_by_digest else 0.0
+            self.carried_wall = time.monotonic() - started if asked_by_digest else 0.0
 
     def _own_limit(self, message: dict[str, Any]) -> CallLimit:
+        # A limit the test states is used as it is: the reference is not timed for it.
+        stated = self.stated_seconds
         seconds = fitted_limits.call_seconds(
             self.limits,
-            self.reference.seconds(message),
+            self.reference.seconds(message) if stated is None else None,
             spinning=self.spinning,
-            stated=self.stated_seconds,
+            stated=stated,
         )
         if message.get("op") == "kept":
             seconds = max(0.0, seconds - self.carried_seconds)
@@ -159,11 +172,12 @@ class SandboxBackend(Backend):
         # Each call's limit is worked out only if the call is still running at a first look.
         watches = [partial(self._own_limit, message) for message in messages]
         started = time.monotonic()
+        worker.watch_next(watches[0], from_start=self.spinning)
+        mark = worker.own_mark()
         try:
-            worker.watch_next(watches[0], from_start=self.spinning)
             worker.send({"op": "calls", "calls": messages}, self._call_seconds())
             for watch in watches:
-                if self.limits.submission_seconds <= self.spent + time.monotonic() - started:
+                if self._wall_left(time.monotonic() - started) <= 0:
                     worker.kill()  # still busy with calls no one will wait for
                     outcomes.append(self._budget_spent())
                     break
@@ -177,13 +191,13 @@ class SandboxBackend(Backend):
                 self.broken = str(error)
             outcomes.append(error)
         finally:
-            self._spend(worker, started)
+            self._spend(worker, started, mark)
         return outcomes
 
     def _ready_worker(self) -> Worker:
         if self.broken:
             raise ProtocolBroken(self.broken)
-        if self.spent >= self.limits.submission_seconds:
+        if self.spent >= self.limits.submission_seconds or self._wall_left() <= 0:
             raise self._budget_spent()
         if self.timed_out_in_test:
             raise CallTimedOut("An earlier call in this check did not finish in time.")
@@ -199,12 +213,22 @@ class SandboxBackend(Backend):
         )
 
     def _call_seconds(self, spending: float = 0.0) -> float:
-        """One call's time limit, within what is left of the submission's time."""
-        remaining = self.limits.submission_seconds - self.spent - spending
-        return min(self.limits.call_seconds, remaining)
+        """One call's wall-clock ceiling, within what is left of the submission's clock.
 
-    def _spend(self, worker: Worker, started: float) -> None:
-        self.spent += time.monotonic() - started
+        Generous: a call's own limit and the ceiling in proportion to it are its
+        watch's (call_watch.py); this one only bounds a worker that is not watched.
+        """
+        return min(WALL_FACTOR * self.limits.call_seconds, self._wall_left(spending))
+
+    def _wall_left(self, spending: float = 0.0) -> float:
+        """What is left of the submission's wall-clock ceiling."""
+        ceiling = SUBMISSION_WALL_FACTOR * self.limits.submission_seconds
+        return ceiling - self.spent_wall - spending
+
+    def _spend(self, worker: Worker, started: float, mark: Reading) -> None:
+        """Count a request's own time (CPU) and its time by the clock as the submission's."""
+        self.spent += max(0.0, worker.own_seconds_since(mark))
+        self.spent_wall += time.monotonic() - started
         if not worker.alive:
             self._note_output(worker)
 

@@ -1,21 +1,14 @@
 """Watches a worker while the grader waits for its answer: its own time, its memory's growth.
 
-A call's own time is the larger of two counts. One is the wall-clock time the
-call took, less the time the worker's main thread waited for a CPU (Linux
-counts that wait in `/proc/<pid>/schedstat`): a busy machine does not make a
-call slower by this measure, so a tight limit stays fair, and a call that
-sleeps or waits still spends its own time. The other is the CPU time used
-during the call by every thread and process of the worker (cpu_time.py): a
-submission that hands its work to other threads or processes while its main
-thread gives its CPU away is charged for that work. Single-threaded code uses
-no more CPU than the first count, so it is charged as before. Where the wait
-cannot be read, the first count is wall-clock time.
+A call's own time is the CPU time used during the call by every thread and
+process of the worker (cpu_time.py): a busy machine makes a call wait longer
+for a CPU, never use more of it, so a tight limit stays fair under any load,
+and a submission that hands its work to other threads or processes is charged
+for that work. Where no CPU count can be read, own time is wall-clock time.
 
-The wait is added to the main thread's count only once the thread runs again,
-so while it waits for a CPU the first count runs ahead. A call is therefore
-not stopped while its worker process has used no CPU since the look before
-and its main thread is waiting to run: the time since its last run is then
-left out until the wait is known.
+Wall-clock time is only a ceiling, `WALL_FACTOR` times the own limit, for
+code that waits (sleeps, blocks on a pipe) and so spends no CPU. The grader's
+own work while a call runs (working out the call's limit) is left out of it.
 
 Memory: a call whose worker keeps growing fast enough to reach the memory
 limit before its time is up is stopped then, not when it reaches the limit.
@@ -31,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from chunklab.sandbox.cgroups import WorkerGroup
-from chunklab.sandbox.cpu_time import CpuUse, WorkerCpu, runnable
+from chunklab.sandbox.cpu_time import CpuUse, WorkerCpu
 
 # The first look at a worker comes this late: most calls have answered by then, so
 # watching them costs nothing. Later looks come at this interval.
@@ -46,14 +39,21 @@ GROWTH_MB = 64
 # CPU counts of a running thread are brought up to date at the scheduler's tick (every
 # 10 ms at the slowest): a count read at the first look may lag by that much.
 CPU_SLACK = 0.01
+# A call may take this many times its own limit by the clock: room for any load, since
+# code that computes is stopped by its CPU time long before.
+WALL_FACTOR = 10.0
 
 
 @dataclass(frozen=True)
 class CallLimit:
-    """How long a call may take: its own time, and a wall-clock ceiling that caps it."""
+    """How long a call may take: its own (CPU) time, and a wall-clock ceiling in proportion."""
 
     own_seconds: float
     memory_mb: int
+
+    @property
+    def wall_seconds(self) -> float:
+        return WALL_FACTOR * self.own_seconds
 
 
 def out_of_own_time() -> str:
@@ -70,21 +70,29 @@ def out_of_own_time() -> str:
     )
 
 
+def out_of_wall_time() -> str:
+    """What a student reads when a call spent no CPU for far too long: it waited."""
+    return (
+        "Your code did not finish in time: it waited far longer than this input needs "
+        "(look for a sleep, or for reading input or waiting on another process that never "
+        "answers)."
+    )
+
+
 class Verdict(Exception):
     """Why a watched call was stopped; the message is for the student."""
 
 
 @dataclass(frozen=True)
 class Reading:
-    """What one look saw: when, the main thread's wait for a CPU so far, the CPU used so far."""
+    """What one look saw: when, and the CPU used so far."""
 
     now: float
-    waited: float
     cpu: CpuUse
 
 
 class ProcFiles:
-    """The worker's `schedstat`, `statm` and CPU counts, opened once and read again at each look."""
+    """The worker's `statm` and CPU counts, opened once and read again at each look."""
 
     def __init__(self, pid: int, groups: Sequence[WorkerGroup] = ()) -> None:
         self.pid = pid
@@ -102,11 +110,6 @@ class ProcFiles:
                 self.fds[name] = None
         return self.fds[name]
 
-    def run_delay(self) -> float | None:
-        """Seconds the worker's main thread has waited for a CPU so far, if the system says."""
-        fields = self._read(self._fd("schedstat"))
-        return int(fields[1]) / 1e9 if len(fields) >= 2 else None
-
     def resident_mb(self) -> float | None:
         """The worker's resident memory (what it has filled, not only reserved)."""
         fields = self._read(self._fd("statm"))
@@ -119,10 +122,6 @@ class ProcFiles:
             counts = (group.cpu_count() for group in reversed(self.groups))
             self.worker_cpu = WorkerCpu(self.pid, next((c for c in counts if c is not None), None))
         return self.worker_cpu.used()
-
-    def waiting_to_run(self) -> bool:
-        """Whether the worker's main thread is runnable (and so may be waiting for a CPU)."""
-        return runnable(self.pid)
 
     @staticmethod
     def _read(fd: int | None) -> list[bytes]:
@@ -152,26 +151,30 @@ class CallWatch:
         limit: CallLimit | Callable[[], CallLimit],
         *,
         from_start: bool = False,
+        now: float | None = None,
     ) -> None:
         """`limit` may be given as a function: it is then worked out at the first look only,
         since most calls have answered by then. `from_start`: own time is counted from
-        now, not from the first look (for a worker known to spin, watched closely)."""
+        now, not from the first look (for a worker known to spin, watched closely).
+        `now`: when the call started, for its wall-clock ceiling (by default, now)."""
         self.files = files
         self._limit = limit
+        self.started = time.monotonic() if now is None else now
+        # Wall-clock time the grader spent on its own work during the call (its limit).
+        self.grader_seconds = 0.0
         # Own time is counted from the first look (the time before it is not charged).
         self.first_look: Reading | None = None
-        # The last look that found the worker process had used CPU since the one before.
-        self.last_ran: Reading | None = None
-        self.previous: Reading | None = None
         self.growth: list[tuple[float, float]] = []
         self.spent = 0.0  # own time at the last look
         if from_start:
-            self.first_look = self.last_ran = self.previous = self.read(time.monotonic())
+            self.first_look = self.read(self.started)
 
     @property
     def limit(self) -> CallLimit:
         if not isinstance(self._limit, CallLimit):
+            began = time.monotonic()
             self._limit = self._limit()
+            self.grader_seconds += time.monotonic() - began
         return self._limit
 
     def next_look(self) -> float:
@@ -181,46 +184,25 @@ class CallWatch:
         return max(SOONEST_LOOK, min(LOOK_EVERY, self.limit.own_seconds - self.spent))
 
     def read(self, now: float) -> Reading:
-        return Reading(now, self.files.run_delay() or 0.0, self.files.cpu())
+        return Reading(now, self.files.cpu())
 
     def look(self, now: float, deadline: float) -> None:
-        """Raise `Verdict` when the call has spent its own time or grows past hope."""
+        """Raise `Verdict` when the call has spent its own time, waited past its wall-clock
+        ceiling, or grows past hope."""
         reading = self.read(now)
         if self.first_look is None:
-            self.first_look = self.last_ran = self.previous = reading
-            return self._watch_memory(now, deadline)
-        assert self.previous is not None
-        if reading.cpu.process is None or reading.cpu.process != self.previous.cpu.process:
-            self.last_ran = reading
-        self.previous = reading
+            self.first_look = reading
         self.spent = self.own_time(reading)
-        if self.spent >= self.limit.own_seconds and not self._wait_unknown(reading):
+        if self.spent >= self.limit.own_seconds:
             raise Verdict(out_of_own_time())
+        if now - self.started - self.grader_seconds >= self.limit.wall_seconds:
+            raise Verdict(out_of_wall_time())
         self._watch_memory(now, deadline)
 
     def own_time(self, reading: Reading) -> float:
-        """The larger of wall-clock time less the main thread's waits, and the CPU used."""
+        """The CPU every thread and process of the worker used since the first look."""
         assert self.first_look is not None
         return own_seconds(self.first_look, reading)
-
-    def _cpu_time(self, reading: Reading) -> float:
-        """CPU used since the first look by every thread and process of the worker."""
-        assert self.first_look is not None
-        return cpu_seconds(self.first_look, reading)
-
-    def _wait_unknown(self, reading: Reading) -> bool:
-        """Whether the main thread is waiting for a CPU and the wait is not yet counted.
-
-        The worker process used no CPU since the last look that found it running,
-        and its main thread is runnable: it has been waiting since, and that wait is
-        added to its count only when it runs. Its time since is left out until then
-        (the CPU the rest of the worker used still counts).
-        """
-        ran = self.last_ran
-        if ran is None or ran is reading or not self.files.waiting_to_run():
-            return False
-        settled = max(self.own_time(ran), self._cpu_time(reading))
-        return settled < self.limit.own_seconds
 
     def _watch_memory(self, now: float, deadline: float) -> None:
         """Stop a call whose memory grows steadily enough to pass the limit before its deadline.
@@ -251,18 +233,27 @@ class CallWatch:
 
 
 def own_seconds(first: Reading, later: Reading) -> float:
-    """A worker's own time between two readings: the larger of wall-clock time less the
-    main thread's waits for a CPU, and the CPU every thread and process of it used."""
-    wall = later.now - first.now - (later.waited - first.waited)
-    return max(wall, cpu_seconds(first, later))
-
-
-def cpu_seconds(first: Reading, later: Reading) -> float:
+    """A worker's own time between two readings: the CPU every thread and process of it
+    used, or wall-clock time where that cannot be read."""
     before, now = first.cpu.group, later.cpu.group
-    return now - before - CPU_SLACK if now is not None and before is not None else 0.0
+    if now is None or before is None:
+        return later.now - first.now
+    return now - before - CPU_SLACK
+
+
+def cpu_seconds(first: Reading, later: Reading) -> float | None:
+    """The CPU a worker used between two readings, as exactly as it can be told.
+
+    Its process's clock is exact to the nanosecond, even while it runs; the count of
+    everything it started (a cgroup's) may lag a running process by a scheduler tick.
+    The larger of the two counts the work of other processes without that lag.
+    """
+    pairs = ((first.cpu.process, later.cpu.process), (first.cpu.group, later.cpu.group))
+    spans = [after - before for before, after in pairs if before is not None and after is not None]
+    return max(spans) if spans else None
 
 
 @cache
-def counts_cpu_wait() -> bool:
-    """Whether this system tells how long a process waited for a CPU (Linux does)."""
-    return os.path.exists("/proc/self/schedstat")
+def counts_cpu() -> bool:
+    """Whether this system tells the CPU time another process used (Linux's /proc does)."""
+    return os.path.exists("/proc/self/stat")

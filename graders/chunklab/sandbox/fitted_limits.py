@@ -18,7 +18,8 @@ import time
 from types import ModuleType
 from typing import Any
 
-from chunklab.sandbox.call_watch import counts_cpu_wait
+from chunklab.kit_texts import call_arguments
+from chunklab.sandbox.call_watch import counts_cpu
 from chunklab.sandbox.limits import Limits
 
 # A correct solution ten times slower than the reference still has five times the time it needs.
@@ -27,8 +28,8 @@ FACTOR = 50.0
 # this share of the floor, counted from their start (what a call needs on top of the
 # reference's time is unchanged).
 SPINNING_SHARE = 0.1
-# Where a worker's wait for a CPU cannot be told apart (not Linux), own time is
-# wall-clock time, which a busy machine stretches: floors are this many times longer.
+# Where a worker's CPU time cannot be read (not Linux), own time is wall-clock time,
+# which a busy machine stretches: floors are this many times longer.
 WALL_CLOCK_MARGIN = 5.0
 # Running a submission's cells (imports, definitions, a notebook's demos) gets this
 # much own time; far more than a lesson's code needs at its top level.
@@ -46,7 +47,7 @@ def fitted(limits: Limits) -> bool:
 
 
 def floor_margin() -> float:
-    return 1.0 if counts_cpu_wait() else WALL_CLOCK_MARGIN
+    return 1.0 if counts_cpu() else WALL_CLOCK_MARGIN
 
 
 def call_seconds(
@@ -122,7 +123,7 @@ class ReferenceMirror:
 
     def _measure(self, message: dict[str, Any]) -> float | None:
         # Fresh copies of the arguments: the reference must not change the test's values.
-        args, kwargs = json.loads(json.dumps([message.get("args", []), message.get("kwargs", {})]))
+        args, kwargs = json.loads(json.dumps([call_arguments(message), message.get("kwargs", {})]))
         try:
             target = self._target(message)
             started = time.thread_time()

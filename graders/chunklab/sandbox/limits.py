@@ -22,12 +22,14 @@ class Limits:
     max_submission_kb: int = DEFAULT_MAX_SUBMISSION_KB
 
     HELP = {
-        "call_seconds": "wall-clock limit of one call into a submission",
+        "call_seconds": "own (CPU) time one call into a submission may take at most; "
+        "the clock allows ten times as much, for code that waits",
         "call_floor_seconds": (
             "least own time a call gets, on top of what the reference solution needs; "
             "as large as --call-seconds: every call gets --call-seconds"
         ),
-        "submission_seconds": "wall-clock limit of all calls into one submission",
+        "submission_seconds": "own (CPU) time of all calls into one submission; "
+        "the clock allows three times as much",
         "memory_mb": "memory of a submission, all its processes together where a "
         "memory cgroup can be made, else of each process",
         "cpu_seconds": "CPU time of a worker",

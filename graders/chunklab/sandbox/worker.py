@@ -30,6 +30,7 @@ from chunklab.sandbox.call_watch import (
     ProcFiles,
     Reading,
     Verdict,
+    cpu_seconds,
     own_seconds,
 )
 from chunklab.sandbox.cgroups import WorkerGroup, pid_runs
@@ -214,13 +215,20 @@ class WorkerProcess:
 
     def own_mark(self) -> Reading:
         """What the worker has spent so far: `own_seconds_since` a mark gives its own time."""
-        if self.proc_files is None:
-            return Reading(time.monotonic(), 0.0, CpuUse(None, None))
-        return Reading(time.monotonic(), self.proc_files.run_delay() or 0.0, self.proc_files.cpu())
+        if self.proc_files is None or not self.alive:
+            return Reading(time.monotonic(), CpuUse(None, None))
+        return Reading(time.monotonic(), self.proc_files.cpu())
 
     def own_seconds_since(self, mark: Reading) -> float:
-        """The worker's own time since `mark`, counted as a call's own time is."""
+        """The worker's own time since `mark`, counted as a call's own time is; for a
+        worker ended meanwhile, what its call's watch counted last."""
+        if not self.alive and self.watch is not None:
+            return self.watch.spent
         return own_seconds(mark, self.own_mark())
+
+    def cpu_seconds_since(self, mark: Reading) -> float | None:
+        """The CPU every thread and process of the worker used since `mark`, where known."""
+        return cpu_seconds(mark, self.own_mark())
 
     def has_ended(self) -> bool:
         """Whether the process has ended (without waiting): a spare worker may have died."""

@@ -25,6 +25,9 @@ MAX_MESSAGE = 500
 # What a submission may import: Python's standard library, and the helper modules
 # that travel with it (named in the load request).
 STANDARD_LIBRARY = frozenset(sys.stdlib_module_names) | {"__main__"}
+# The kit's fixed texts by name (the long documents), read by the zygote before any
+# worker is forked: a request names one in place of sending it (its "texts").
+KIT_TEXTS: dict = {}
 
 
 # Where the builtins that `site` and IPython add come from.
@@ -303,7 +306,7 @@ def import_blocked(modules):
 class Session:
     """One submission's namespace, its live objects, and the calls made into it."""
 
-    def __init__(self, whole_process=False):
+    def __init__(self, whole_process=False, texts=None):
         # A real module, so code that looks itself up in sys.modules (dataclasses,
         # pickle, typing) works as it would in a file.
         module = types.ModuleType("submission")
@@ -315,6 +318,7 @@ class Session:
         # A worker is the submission's whole process; the grader's own is not.
         self.whole_process = whole_process
         self.guard = ImportGuard(STANDARD_LIBRARY, whole_process)
+        self.texts = KIT_TEXTS if texts is None else texts
 
     def load(self, cells, local_modules=()):
         """Run every cell; a cell that fails is reported and the others still run.
@@ -397,13 +401,22 @@ class Session:
             return {"digest": answer_digest(request["digest"], answer)}
         return answer
 
-    def answer(self, request):
+    def arguments(self, request):
+        """The call's positional arguments, each fixed text it names put in its place."""
         args = request.get("args", [])
+        if "texts" in request:
+            args = list(args)
+            for index, name in request["texts"]:
+                args[index] = self.texts[name]
+        return args
+
+    def answer(self, request):
         kwargs = request.get("kwargs", {})
         # Whether a call changed its arguments is not reported: the submission runs in
         # this process and could rewrite any such report, so no score may rest on it.
         answer = {}
         try:
+            args = self.arguments(request)
             if request["op"] == "method":
                 target = getattr(self.handles[request["handle"]], request["name"])
             else:

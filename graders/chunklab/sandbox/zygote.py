@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from chunklab.errors import ChunklabError, UsageError
+from chunklab.kit_texts import kit_text_files
 from chunklab.sandbox.cgroups import CpuGroups, CpuTimeGroups, MemoryGroups, WorkerGroup
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker import WorkerProcess, send_kill
@@ -92,6 +93,7 @@ class Zygote:
             "direct_clone": settings.direct_clone,
             "root_dir": str(root_dir),
             "visible": list(SYSTEM_PATHS),
+            "texts": kit_text_files(),
         }
         ours, theirs = socket.socketpair()
         config["control_fd"] = theirs.fileno()

@@ -463,6 +463,11 @@ def main():
         __import__(name)
     config = json.loads(sys.argv[2])
     config["grader_uid"] = os.getuid()
+    # The kit's fixed texts, read now (before the namespaces hide the files): every
+    # worker holds them from its start, and a request only names one.
+    for name, path in config.get("texts", {}).items():
+        with open(path, encoding="utf-8") as text:
+            worker["KIT_TEXTS"][name] = text.read()
     confinement = {"__name__": "chunklab_confinement"}
     exec(compile(sys.argv[3], "chunklab_confinement", "exec"), confinement)
     sys.argv[1:] = []

@@ -1,72 +1,51 @@
-"""Long documents for the checks that every lesson's code copes with one: RAG documents are long.
+"""Long documents, for the check every lesson makes that its code copes with one.
 
-A million characters is far more than any other check sends, so code whose work
-grows with the square of the text (slicing off the rest of the text at every
-step, searching the text from its start for every chunk) or that recurses once
-per chunk fails here and nowhere else.
+RAG documents are long. The kit's long document (200,000 characters, about 80
+pages) is chunked correctly, with no recursion limit reached, and the work
+grows in step with the text: the submission's own CPU time on the long text is
+compared with its time on the text's first tenth. Linear work takes about ten
+times as long, work that grows with the square of the text (slicing off or
+searching the rest of the text, or rebuilding a list, at every chunk) about a
+hundred times. A ratio, not a time, so the verdict holds on any machine and
+under any load, and a correct linear solution many times slower than the
+reference passes. Code that recurses once per chunk reaches the recursion
+limit on the long text.
 """
 
 from __future__ import annotations
 
-import random
+import time
 from collections.abc import Callable
 from functools import cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, KitText, kit_text
 from chunklab.suites.checks import Lazy, RuleBroken, call_text, expect_same, result_of
 
 T = TypeVar("T")
 
-# The time a long document may take, stated in each lesson's rule; well above what a
-# plain loop needs (a few hundredths of a second) and far below what quadratic work needs.
+# The own (CPU) time each call of a long-document check may take, stated in its
+# `call_seconds` marker: a hundred times what a plain loop needs on the long text.
 LONG_TEXT_SECONDS = 2.0
+# How many times the short text's CPU time the long text's may take: "a few times ten".
+# Linear code takes 7 to 17 times, measured in a worker; code whose work grows with the
+# square, 40 to 100 (benchmarks/long_document_growth.py prints both).
+MOST_GROWTH = 25.0
+# Each text is timed up to this many times; the least time of each counts. Only code
+# that seems to grow too fast is timed again, so a correct solution costs two calls.
+TIMINGS = 3
 
-WORDS = (
-    "retrieval chunk the a document long of manual vector index fact question answer "
-    "model prompt search passage Mr. e.g. résumé naïve 3.14 RAG overlap window"
-).split()
-GAPS = (" ", " ", " ", " ", " ", "\n", ". ", "! ", "? ", "\t", ", ", "; ", ": ", ".\n\n")
-
-
-@cache
-def long_text(length: int) -> str:
-    """The same text of `length` characters every time: words, sentence ends, all kinds of gaps."""
-    draw = random.Random(length)
-    parts: list[str] = []
-    total = 0
-    while total < length:
-        piece = draw.choice(WORDS) + draw.choice(GAPS)
-        parts.append(piece)
-        total += len(piece)
-    return "".join(parts)[:length]
+LONG_DOCUMENT_RULE = (
+    "Documents in RAG are long: a text of 200,000 characters (about 80 pages) is chunked "
+    "correctly with no recursion limit reached, and the work grows in step with the text: "
+    "on a text ten times longer, your code may take a few times ten as long (its own CPU "
+    "time), never the square."
+)
 
 
-def expect_within(seconds: float, check: Callable[[], object], *, given: str | Lazy) -> None:
-    """Run `check` (which calls the submission and judges its answer) within `seconds`."""
-    expect_right_in_time(seconds, check, lambda _: None, given=given)
-
-
-def expect_right_in_time(
-    seconds: float, answer: Callable[[], T], judge: Callable[[T], None], *, given: str | Lazy
-) -> None:
-    """`answer()` (a call into the submission) must be judged right; its time is the engine's.
-
-    The time is not measured here: the test states `seconds` as its calls' own
-    limit (`@pytest.mark.call_seconds`), which the sandbox keeps by the worker's own
-    CPU time, so a busy grading machine slows no right answer into a failure,
-    while work that grows with the square of the text runs out of time, as a
-    timeout naming its input. A wrong answer that came in time says so, so the
-    feedback never leaves it open whether the time or the answer is the problem.
-    """
-    value = answer()
-    try:
-        judge(value)
-    except RuleBroken as wrong:
-        raise RuleBroken(
-            f"{wrong}\nThe answer is wrong; the time is not the problem (it came within "
-            f"{seconds:g} seconds).",
-            raised=wrong.raised,
-        ) from None
+def long_text(length: int = LONG_LENGTH) -> KitText:
+    """The kit's long document (`LONG_LENGTH`), or its first `SHORT_LENGTH` characters."""
+    return kit_text(f"long-{length}")
 
 
 @cache
@@ -86,23 +65,135 @@ def expecting(fn: Callable[..., T], expected: T) -> Callable[..., T]:
     return fn if ask is None else ask(expected)
 
 
-def expect_answer_in_time(fn: Callable[..., T], args: tuple, expected: T) -> None:
-    """`fn(*args)` must give exactly `expected` within LONG_TEXT_SECONDS.
+def measuring(fn: Callable[..., T], expected: T) -> Callable[..., tuple[T, float | None]]:
+    """`fn` as `expecting` calls it, giving also the CPU time each call took.
 
-    A wrong answer is shown by its first differing chunk (see `expect_result`).
+    A call into a worker is timed by the worker's CPU count, read from outside it
+    (the submission cannot change it); any other function by this thread's.
     """
+    ask = getattr(fn, "measuring", None)
+    if ask is not None:
+        measured: Callable[..., tuple[T, float | None]] = ask(expected)
+        return measured
 
-    # Written out only for feedback: the text is a million characters.
-    given = Lazy(lambda: call_text(fn, args))
+    def timed(*args: Any) -> tuple[T, float | None]:
+        started = time.thread_time()
+        value = fn(*args)
+        return value, time.thread_time() - started
+
+    timed.__name__ = getattr(fn, "__name__", "function")
+    return timed
+
+
+def expect_right_in_time(
+    seconds: float, answer: Callable[[], T], judge: Callable[[T], None], *, given: str | Lazy
+) -> T:
+    """`answer()` (a call into the submission) must be judged right; its time is the engine's.
+
+    The time is not measured here: the test states `seconds` as its calls' own
+    limit (`@pytest.mark.call_seconds`), which the sandbox keeps by the worker's own
+    CPU time, so a busy grading machine slows no right answer into a failure.
+    A wrong answer that came in time says so, so the feedback never leaves it
+    open whether the time or the answer is the problem.
+    """
+    value = answer()
+    try:
+        judge(value)
+    except RuleBroken as wrong:
+        raise RuleBroken(
+            f"{wrong}\nThe answer is wrong; the time is not the problem (it came within "
+            f"{seconds:g} seconds).",
+            raised=wrong.raised,
+        ) from None
+    return value
+
+
+def expect_within(seconds: float, check: Callable[[], object], *, given: str | Lazy) -> None:
+    """Run `check` (which calls the submission and judges its answer) within `seconds`."""
+    expect_right_in_time(seconds, check, lambda _: None, given=given)
+
+
+Judge = Callable[[tuple, Any, Lazy], None]
+
+
+def same_as_expected(expected: Any) -> Judge:
+    """The judge of a call whose one right answer is `expected`."""
+
+    def judge(args: tuple, actual: Any, given: Lazy) -> None:
+        # `expected` itself comes back when the worker's digest matched it.
+        if actual is not expected:
+            expect_same(actual, expected, given=str(given))
+
+    return judge
+
+
+def timed_right_answer(
+    fn: Callable[..., Any], args: tuple, expected: Any, judge: Judge
+) -> float | None:
+    """`fn(*args)` must give an answer `judge` finds right; the CPU time it took."""
+    given = Lazy(lambda: call_text(fn, args))  # made only for feedback: the text is long
+    measured: list[float | None] = []
+
+    def answer() -> Any:
+        value, seconds = result_of(measuring(fn, expected), args)
+        measured.append(seconds)
+        return value
+
     expect_right_in_time(
-        LONG_TEXT_SECONDS,
-        lambda: result_of(expecting(fn, expected), args),
-        lambda actual: same_or_shown(actual, expected, given),
-        given=given,
+        LONG_TEXT_SECONDS, answer, lambda value: judge(args, value, given), given=given
     )
+    return measured[0]
 
 
-def same_or_shown(actual: T, expected: T, given: Lazy) -> None:
-    # `expected` itself comes back when the worker's digest matched it.
-    if actual is not expected:
-        expect_same(actual, expected, given=str(given))
+def expect_long_document(
+    fn: Callable[..., Any],
+    args_of: Callable[[str], tuple],
+    reference: Callable[..., Any],
+    judge: Callable[[Any], Judge] = same_as_expected,
+) -> None:
+    """The long-document rule for the call `fn(*args_of(text))`.
+
+    The answer on the long text, and on its first tenth, must be right: the
+    reference's (`reference(*args)`), or one `judge(expected)` accepts. Then the
+    CPU time on the long text may be at most `MOST_GROWTH` times that on the
+    short one; the least of up to `TIMINGS` timings of each counts.
+    """
+    calls = [args_of(long_text(LONG_LENGTH)), args_of(long_text(SHORT_LENGTH))]
+    expected = [reference_answer(reference, args) for args in calls]
+    judges = [judge(answer) for answer in expected]
+
+    def timings() -> list[float | None]:
+        return [
+            timed_right_answer(fn, args, want, right)
+            for args, want, right in zip(calls, expected, judges, strict=True)
+        ]
+
+    least = timings()
+    for _ in range(TIMINGS - 1):
+        if grows_in_step(least):
+            return
+        least = [lower(a, b) for a, b in zip(least, timings(), strict=True)]
+    if not grows_in_step(least):
+        raise RuleBroken(
+            f"Input: {call_text(fn, calls[0])}, and the same with the text's first "
+            f"{SHORT_LENGTH:,} characters\n"
+            "On the text ten times longer, your code took far more than a few times ten "
+            "as long (its own CPU time): its work grows faster than the text. Look for "
+            "work done again at every chunk on the whole text or the rest of it: slicing "
+            "or searching it anew, splitting it again, or building a new list from the "
+            "old one."
+        )
+
+
+def grows_in_step(seconds: list[float | None]) -> bool:
+    """Whether the long text's time is at most `MOST_GROWTH` times the short text's."""
+    long_seconds, short_seconds = seconds
+    if long_seconds is None or short_seconds is None:
+        return True  # a call that cannot be timed is judged by its answer alone
+    return long_seconds <= MOST_GROWTH * max(short_seconds, 0.0)
+
+
+def lower(first: float | None, second: float | None) -> float | None:
+    if first is None or second is None:
+        return first if second is None else second
+    return min(first, second)

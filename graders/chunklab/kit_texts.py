@@ -1,0 +1,149 @@
+"""The fixed texts the kit owns: the long documents every lesson is checked on.
+
+They are the same for every submission, every machine and every run: made
+once per kit from a seed, kept in the kit's cache folder as plain files
+(checked against the digest below when read), and never made again at the
+start of a grading run. A worker does not receive them as part of a request:
+its zygote reads the files once, and a request names the text it passes
+(`KitText`), so a long argument never crosses a pipe as JSON.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import operator
+import os
+import random
+import tempfile
+from collections.abc import Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from chunklab.kit import cache_dir
+
+WORDS = (
+    "retrieval chunk the a document long of manual vector index fact question answer "
+    "model prompt search passage Mr. e.g. résumé naïve 3.14 RAG overlap window"
+).split()
+GAPS = (" ", " ", " ", " ", " ", "\n", ". ", "! ", "? ", "\t", ", ", "; ", ": ", ".\n\n")
+
+# The long document (about 80 pages), and the same text ten times shorter (its start).
+LONG_LENGTH = 200_000
+SHORT_LENGTH = 20_000
+SEED = 20_000_200
+# BLAKE2b (16 bytes) of each text as UTF-8: a text that ever came out otherwise (another
+# Python's random numbers, a damaged cached file) is never graded with.
+DIGESTS = {
+    f"long-{LONG_LENGTH}": "2be7dcea0daaf0558f87c3a50318b432",
+    f"long-{SHORT_LENGTH}": "b28217346b71982372730cb4ae5788c6",
+}
+
+
+class KitText(str):
+    """A fixed text of the kit, as grader tests pass it: a `str` that knows its name.
+
+    A call into a worker sends the name in place of the text (see `submission_proxy`).
+    """
+
+    name: str
+
+    def __new__(cls, text: str, name: str) -> KitText:
+        made = super().__new__(cls, text)
+        made.name = name
+        return made
+
+
+class KitTextDamaged(RuntimeError):
+    """A fixed text did not come out as the kit's digest says: the kit cannot grade with it."""
+
+
+def make_text(length: int) -> str:
+    """The first `length` characters of the words-and-gaps text: a shorter text is the
+    start of a longer one."""
+    draw = random.Random(SEED)
+    pieces = LONG_LENGTH // 4 + 1  # a piece is at least 2 characters, about 8 on average
+    words = draw.choices(WORDS, k=pieces)
+    gaps = draw.choices(GAPS, k=pieces)
+    return "".join(map(operator.add, words, gaps))[:length]
+
+
+def digest_of(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def length_of(name: str) -> int:
+    return int(name.rsplit("-", 1)[1])
+
+
+@cache
+def text_file(name: str) -> Path:
+    """The cached file holding the fixed text `name`, made (and checked) on first need."""
+    expected = DIGESTS[name]
+    path = cache_dir() / "texts" / f"{name}-{expected}.txt"
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if digest_of(path.read_text(encoding="utf-8")) == expected:
+            return path
+    text = make_text(length_of(name))
+    if digest_of(text) != expected:
+        raise KitTextDamaged(
+            f"the kit's text {name} came out differently on this Python; "
+            "grading with it would change the grades: report this to the kit's maintainers"
+        )
+    try:
+        return write_atomically(path, text)
+    except OSError:  # a read-only cache: a private folder of this process's own
+        return write_atomically(Path(tempfile.mkdtemp(prefix="chunklab-texts-")) / path.name, text)
+
+
+def write_atomically(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".texts-")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+    return path
+
+
+@cache
+def kit_text(name: str) -> KitText:
+    """The fixed text `name` (`long-200000`, `long-20000`), read once per process."""
+    text = text_file(name).read_text(encoding="utf-8")
+    if digest_of(text) != DIGESTS[name]:
+        raise KitTextDamaged(f"the cached text {text_file(name)} changed while it was read")
+    return KitText(text, name)
+
+
+def kit_text_files() -> dict[str, str]:
+    """Every fixed text's name and cached file, as a zygote reads them for its workers."""
+    return {name: str(text_file(name)) for name in DIGESTS}
+
+
+def call_arguments(message: dict[str, Any]) -> list[Any]:
+    """A call request's positional arguments, each fixed text it names put back in its place."""
+    args = list(message.get("args", []))
+    for index, name in message.get("texts", ()):
+        args[index] = kit_text(name)
+    return args
+
+
+@cache
+def plain_text(name: str) -> str:
+    """The fixed text `name` as a plain `str`, as a worker holds it."""
+    return str.__str__(kit_text(name))
+
+
+class KitTexts(Mapping[str, str]):
+    """Every fixed text by name, each read when first asked for: for a worker in this process."""
+
+    def __getitem__(self, name: str) -> str:
+        if name not in DIGESTS:
+            raise KeyError(name)
+        return plain_text(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(DIGESTS)
+
+    def __len__(self) -> int:
+        return len(DIGESTS)
