@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,14 @@ import pytest
 
 from chunklab.authoring.build_notebooks import notebook_text
 from chunklab.authoring.submission_notebook import submission_notebook
+from chunklab.autograder.build import CONFIG_NAME, KIT_FOLDER
 from chunklab.autograder.run import KIT_FAILED, run
 from chunklab.cli import main
+from chunklab.lessons import LESSONS
+from chunklab.suites.digest import this_kit
+from chunklab.suites.kept_inputs import INPUTS_FILE
+from chunklab.writing.gradescope import GradescopeOptions
+from tests.conftest import LESSON_IDS
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = KIT_ROOT / "graders" / "chunklab" / "writing" / "gradescope.schema.json"
@@ -68,6 +75,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert (root / "venv" / "bin" / "python").is_file()
+    assert f"suites {this_kit().suites}" in done.stdout
     return root
 
 
@@ -147,6 +155,50 @@ def test_four_submissions_each_get_a_valid_results_json(installed, gradescope_sc
     assert broken["score"] == 0
     assert broken["tests"] == []
     assert "Python cannot read your file" in broken["output"]
+    for results in (correct, notebook, both, broken):
+        assert results["extra_data"]["kit"] == asdict(this_kit())
+
+
+def test_the_zip_installs_the_hidden_inputs_it_was_built_with_and_no_hypothesis(installed):
+    config = json.loads((installed / "source" / CONFIG_NAME).read_text())
+    assert config["kit"] == asdict(this_kit())
+    [wheel] = (installed / "source").glob("chunklab-*.whl")
+    with zipfile.ZipFile(wheel) as opened:
+        requires = opened.read(next(n for n in opened.namelist() if n.endswith("METADATA")))
+        for lesson in LESSON_IDS:
+            kept = LESSONS[lesson].folder / INPUTS_FILE
+            assert opened.read(f"chunklab/suites/{lesson}/{INPUTS_FILE}") == kept.read_bytes()
+    # Hypothesis is asked for by the test extra alone, and setup.sh did not install it.
+    assert [line for line in requires.decode().splitlines() if "hypothesis" in line] == [
+        'Requires-Dist: hypothesis>=6.90; extra == "test"'
+    ]
+    python = installed / "venv" / "bin" / "python"
+    found = subprocess.run(
+        [str(python), "-c", "import importlib.util as u; print(u.find_spec('hypothesis'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert found.stdout == "None\n"
+
+
+def test_an_autograder_running_other_suites_than_it_was_built_with_grades_nothing(
+    tmp_path, gradescope_schema
+):
+    source = tmp_path / "source"
+    (source / KIT_FOLDER / "solutions").mkdir(parents=True)
+    (source / KIT_FOLDER / "solutions" / f"{LESSON}.py").write_text(CORRECT)
+    other = {"version": this_kit().version, "suites": "sha256:" + "0" * 64}
+    config = {"lesson": LESSON, **asdict(GradescopeOptions()), "kit": other}
+    (source / CONFIG_NAME).write_text(json.dumps(config))
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / f"{LESSON}.py").write_text(CORRECT)
+    results = run(tmp_path)
+    jsonschema.validate(results, gradescope_schema)
+    assert (results["score"], results["output"]) == (0, KIT_FAILED)
+    error = results["extra_data"]["error"]
+    assert error.startswith("OtherSuitesInstalledError: ") and "build the zip again" in error
+    assert other["suites"] in error and this_kit().suites in error
 
 
 def test_results_json_is_written_when_the_kit_itself_fails(tmp_path, gradescope_schema):

@@ -156,7 +156,7 @@ def hidden_inputs_text(data: dict[str, Any]) -> str:
 
     head = [f" {line(key)}: {line(value)}," for key, value in data.items() if key != "inputs"]
     groups = [
-        f'  {line(name)}: [\n' + ",\n".join(f"   {line(case)}" for case in cases) + "\n  ]"
+        f"  {line(name)}: [\n" + ",\n".join(f"   {line(case)}" for case in cases) + "\n  ]"
         for name, cases in data["inputs"].items()
     ]
     return "{\n" + "\n".join(head) + '\n "inputs": {\n' + ",\n".join(groups) + "\n }\n}\n"
