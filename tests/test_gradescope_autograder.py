@@ -35,7 +35,8 @@ KIT_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = KIT_ROOT / "graders" / "chunklab" / "writing" / "gradescope.schema.json"
 LESSON = "char_chunk"
 CORRECT = (KIT_ROOT / "solutions" / f"{LESSON}.py").read_text()
-BUGGY = (KIT_ROOT / "solutions" / "mistakes" / LESSON / "no_early_stop.py").read_text()
+MISTAKES = KIT_ROOT / "solutions" / "mistakes" / LESSON
+BUGGY = (MISTAKES / "no_early_stop.py").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +89,13 @@ def autograder_env(root: Path) -> dict[str, str]:
 
 
 def run_autograder(root: Path, files: dict[str, str], metadata: dict | None = None) -> dict:
+    return results_and_report(root, files, metadata)[0]
+
+
+def results_and_report(
+    root: Path, files: dict[str, str], metadata: dict | None = None
+) -> tuple[dict, str]:
+    """results.json, and what run_autograder printed for the instructor (the grade report)."""
     submission = root / "submission"
     shutil.rmtree(submission, ignore_errors=True)
     submission.mkdir()
@@ -104,7 +112,7 @@ def run_autograder(root: Path, files: dict[str, str], metadata: dict | None = No
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads((root / "results" / "results.json").read_text())
+    return json.loads((root / "results" / "results.json").read_text()), done.stdout
 
 
 def buggy_notebook() -> str:
@@ -216,3 +224,83 @@ def test_results_json_is_written_when_the_kit_itself_fails(tmp_path, gradescope_
     jsonschema.validate(fallback, gradescope_schema)
     assert fallback["score"] == 0
     assert "tell your instructor" in fallback["output"]
+
+
+# A small class of one lesson: right, right another way, wrong in public and hidden
+# checks, wrong in hidden checks only (its random inputs among them), a stub, a file
+# Python cannot read.
+CLASS_FILES = {
+    "reference": KIT_ROOT / "solutions" / f"{LESSON}.py",
+    "alternative": KIT_ROOT / "solutions" / "alternatives" / LESSON / "counted_windows.py",
+    "no_early_stop": MISTAKES / "no_early_stop.py",
+    "examples_only": MISTAKES / "public_only_answers_the_examples.py",
+    "zero_width": MISTAKES / "drops_zero_width_characters.py",
+    "stub": KIT_ROOT / "exercises" / f"{LESSON}.py",
+}
+
+
+def same_everywhere(report: dict) -> dict:
+    """What a deployment must not change: all but times, the machine's isolation, names."""
+    return {
+        k: v
+        for k, v in report.items()
+        if k not in ("duration_s", "isolation", "isolation_gaps", "submission", "student")
+    }
+
+
+def graded_report_of(root: Path, file: Path) -> tuple[dict, dict]:
+    """results.json, and the grade report run_autograder prints for the instructor."""
+    results, printed = results_and_report(root, {file.name: file.read_text()})
+    report, _ = json.JSONDecoder().raw_decode(printed[printed.index("{\n") :])
+    return results, report
+
+
+def test_deployment_never_changes_a_score(installed, chunklab, tmp_path):
+    from distributed import LocalCluster
+
+    from chunklab.batch import grade_many
+    from chunklab.cluster.on_dask import grade_on_dask
+    from chunklab.kit import Kit
+    from chunklab.reading.read import SubmissionPath
+    from chunklab.sandbox.limits import Limits
+    from chunklab.scoring.feedback_policy import with_hidden_feedback
+    from chunklab.scoring.report import GradeReport
+    from chunklab.writing.gradescope import gradescope_results
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    files = {name: shutil.copy(path, folder / f"{name}.py") for name, path in CLASS_FILES.items()}
+    (folder / "broken.py").write_text("def chunk(text, size, overlap)\n")
+    files["broken"] = folder / "broken.py"
+    files = dict(sorted(files.items()))  # in the order grading a folder takes them
+    items = [(i, SubmissionPath(path, path.name)) for i, path in enumerate(files.values())]
+    kit, limits = Kit(KIT_ROOT), Limits()
+
+    def shown(results) -> list[dict]:
+        # The hidden tests as every deployment shows them by default: their rule only.
+        pairs = sorted(results, key=lambda pair: pair[0])
+        return [with_hidden_feedback(report, "rule").to_json() for _, report in pairs]
+
+    here = shown(grade_many(items, LESSON, kit, limits, 1))
+    with LocalCluster(
+        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=":0"
+    ) as c:
+        on_dask = shown(grade_on_dask(c.scheduler_address, items, LESSON, kit, limits, 1))
+    command = chunklab("grade", "--lesson", LESSON, "--jsonl", folder)
+    on_gradescope = [graded_report_of(installed, path) for path in files.values()]
+
+    expected = [same_everywhere(report) for report in here]
+    assert [r["score"] for r in expected] != [expected[0]["score"]] * len(expected)
+    assert [same_everywhere(r) for r in on_dask] == expected
+    assert [same_everywhere(r) for r in command.reports] == expected
+    assert [same_everywhere(report) for _, report in on_gradescope] == expected
+    for (results, _), report in zip(on_gradescope, here, strict=True):
+        made_here = gradescope_results(GradeReport.from_json(report))
+        assert (results["score"], results["tests"]) == (made_here["score"], made_here["tests"])
+    # The visible part, as a student's `chunklab check` shows it.
+    for path, report in zip(files.values(), here, strict=True):
+        check = chunklab("check", LESSON, path, "--json")
+        (mine,) = check.reports
+        visible = [t for t in report["tests"] if t["visibility"] == "visible"]
+        assert (mine["status"], mine["tests"]) == (report["status"], visible)
+        assert mine["kit"] == report["kit"] == asdict(this_kit())
