@@ -184,6 +184,12 @@ def test_the_stamp_changes_with_a_reference_solution(tmp_path):
     assert before.split(" ")[0] == kit_stamp(KIT).split(" ")[0]  # the version, then the digest
 
 
+def test_the_stamp_carries_the_suites_digest_every_report_names():
+    report = GradeReport("char_chunk", "x.py", "error")
+    assert f"(suites {report.kit.suites}, kit " in kit_stamp(KIT)
+    assert kit_stamp(KIT).startswith(f"{report.kit.version} ")
+
+
 def test_a_lost_scheduler_ends_the_run_with_a_message_naming_resume(tmp_path):
     scheduler_file = tmp_path / "scheduler.json"
     dask = Path(sys.executable).parent / "dask"

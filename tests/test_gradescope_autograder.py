@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +22,21 @@ import pytest
 
 from chunklab.authoring.build_notebooks import notebook_text
 from chunklab.authoring.submission_notebook import submission_notebook
+from chunklab.autograder.build import CONFIG_NAME, KIT_FOLDER
 from chunklab.autograder.run import KIT_FAILED, run
 from chunklab.cli import main
+from chunklab.lessons import LESSONS
+from chunklab.suites.digest import this_kit
+from chunklab.suites.kept_inputs import INPUTS_FILE
+from chunklab.writing.gradescope import GradescopeOptions
+from tests.conftest import LESSON_IDS
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = KIT_ROOT / "graders" / "chunklab" / "writing" / "gradescope.schema.json"
 LESSON = "char_chunk"
 CORRECT = (KIT_ROOT / "solutions" / f"{LESSON}.py").read_text()
-BUGGY = (KIT_ROOT / "solutions" / "mistakes" / LESSON / "no_early_stop.py").read_text()
+MISTAKES = KIT_ROOT / "solutions" / "mistakes" / LESSON
+BUGGY = (MISTAKES / "no_early_stop.py").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +76,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert (root / "venv" / "bin" / "python").is_file()
+    assert f"suites {this_kit().suites}" in done.stdout
     return root
 
 
@@ -80,6 +89,13 @@ def autograder_env(root: Path) -> dict[str, str]:
 
 
 def run_autograder(root: Path, files: dict[str, str], metadata: dict | None = None) -> dict:
+    return results_and_report(root, files, metadata)[0]
+
+
+def results_and_report(
+    root: Path, files: dict[str, str], metadata: dict | None = None
+) -> tuple[dict, str]:
+    """results.json, and what run_autograder printed for the instructor (the grade report)."""
     submission = root / "submission"
     shutil.rmtree(submission, ignore_errors=True)
     submission.mkdir()
@@ -96,7 +112,7 @@ def run_autograder(root: Path, files: dict[str, str], metadata: dict | None = No
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads((root / "results" / "results.json").read_text())
+    return json.loads((root / "results" / "results.json").read_text()), done.stdout
 
 
 def buggy_notebook() -> str:
@@ -147,6 +163,50 @@ def test_four_submissions_each_get_a_valid_results_json(installed, gradescope_sc
     assert broken["score"] == 0
     assert broken["tests"] == []
     assert "Python cannot read your file" in broken["output"]
+    for results in (correct, notebook, both, broken):
+        assert results["extra_data"]["kit"] == asdict(this_kit())
+
+
+def test_the_zip_installs_the_hidden_inputs_it_was_built_with_and_no_hypothesis(installed):
+    config = json.loads((installed / "source" / CONFIG_NAME).read_text())
+    assert config["kit"] == asdict(this_kit())
+    [wheel] = (installed / "source").glob("chunklab-*.whl")
+    with zipfile.ZipFile(wheel) as opened:
+        requires = opened.read(next(n for n in opened.namelist() if n.endswith("METADATA")))
+        for lesson in LESSON_IDS:
+            kept = LESSONS[lesson].folder / INPUTS_FILE
+            assert opened.read(f"chunklab/suites/{lesson}/{INPUTS_FILE}") == kept.read_bytes()
+    # Hypothesis is asked for by the test extra alone, and setup.sh did not install it.
+    assert [line for line in requires.decode().splitlines() if "hypothesis" in line] == [
+        'Requires-Dist: hypothesis>=6.90; extra == "test"'
+    ]
+    python = installed / "venv" / "bin" / "python"
+    found = subprocess.run(
+        [str(python), "-c", "import importlib.util as u; print(u.find_spec('hypothesis'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert found.stdout == "None\n"
+
+
+def test_an_autograder_running_other_suites_than_it_was_built_with_grades_nothing(
+    tmp_path, gradescope_schema
+):
+    source = tmp_path / "source"
+    (source / KIT_FOLDER / "solutions").mkdir(parents=True)
+    (source / KIT_FOLDER / "solutions" / f"{LESSON}.py").write_text(CORRECT)
+    other = {"version": this_kit().version, "suites": "sha256:" + "0" * 64}
+    config = {"lesson": LESSON, **asdict(GradescopeOptions()), "kit": other}
+    (source / CONFIG_NAME).write_text(json.dumps(config))
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / f"{LESSON}.py").write_text(CORRECT)
+    results = run(tmp_path)
+    jsonschema.validate(results, gradescope_schema)
+    assert (results["score"], results["output"]) == (0, KIT_FAILED)
+    error = results["extra_data"]["error"]
+    assert error.startswith("OtherSuitesInstalledError: ") and "build the zip again" in error
+    assert other["suites"] in error and this_kit().suites in error
 
 
 def test_results_json_is_written_when_the_kit_itself_fails(tmp_path, gradescope_schema):
@@ -164,3 +224,83 @@ def test_results_json_is_written_when_the_kit_itself_fails(tmp_path, gradescope_
     jsonschema.validate(fallback, gradescope_schema)
     assert fallback["score"] == 0
     assert "tell your instructor" in fallback["output"]
+
+
+# A small class of one lesson: right, right another way, wrong in public and hidden
+# checks, wrong in hidden checks only (its random inputs among them), a stub, a file
+# Python cannot read.
+CLASS_FILES = {
+    "reference": KIT_ROOT / "solutions" / f"{LESSON}.py",
+    "alternative": KIT_ROOT / "solutions" / "alternatives" / LESSON / "counted_windows.py",
+    "no_early_stop": MISTAKES / "no_early_stop.py",
+    "examples_only": MISTAKES / "public_only_answers_the_examples.py",
+    "zero_width": MISTAKES / "drops_zero_width_characters.py",
+    "stub": KIT_ROOT / "exercises" / f"{LESSON}.py",
+}
+
+
+def same_everywhere(report: dict) -> dict:
+    """What a deployment must not change: all but times, the machine's isolation, names."""
+    return {
+        k: v
+        for k, v in report.items()
+        if k not in ("duration_s", "isolation", "isolation_gaps", "submission", "student")
+    }
+
+
+def graded_report_of(root: Path, file: Path) -> tuple[dict, dict]:
+    """results.json, and the grade report run_autograder prints for the instructor."""
+    results, printed = results_and_report(root, {file.name: file.read_text()})
+    report, _ = json.JSONDecoder().raw_decode(printed[printed.index("{\n") :])
+    return results, report
+
+
+def test_deployment_never_changes_a_score(installed, chunklab, tmp_path):
+    from distributed import LocalCluster
+
+    from chunklab.batch import grade_many
+    from chunklab.cluster.on_dask import grade_on_dask
+    from chunklab.kit import Kit
+    from chunklab.reading.read import SubmissionPath
+    from chunklab.sandbox.limits import Limits
+    from chunklab.scoring.feedback_policy import with_hidden_feedback
+    from chunklab.scoring.report import GradeReport
+    from chunklab.writing.gradescope import gradescope_results
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    files = {name: shutil.copy(path, folder / f"{name}.py") for name, path in CLASS_FILES.items()}
+    (folder / "broken.py").write_text("def chunk(text, size, overlap)\n")
+    files["broken"] = folder / "broken.py"
+    files = dict(sorted(files.items()))  # in the order grading a folder takes them
+    items = [(i, SubmissionPath(path, path.name)) for i, path in enumerate(files.values())]
+    kit, limits = Kit(KIT_ROOT), Limits()
+
+    def shown(results) -> list[dict]:
+        # The hidden tests as every deployment shows them by default: their rule only.
+        pairs = sorted(results, key=lambda pair: pair[0])
+        return [with_hidden_feedback(report, "rule").to_json() for _, report in pairs]
+
+    here = shown(grade_many(items, LESSON, kit, limits, 1))
+    with LocalCluster(
+        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=":0"
+    ) as c:
+        on_dask = shown(grade_on_dask(c.scheduler_address, items, LESSON, kit, limits, 1))
+    command = chunklab("grade", "--lesson", LESSON, "--jsonl", folder)
+    on_gradescope = [graded_report_of(installed, path) for path in files.values()]
+
+    expected = [same_everywhere(report) for report in here]
+    assert [r["score"] for r in expected] != [expected[0]["score"]] * len(expected)
+    assert [same_everywhere(r) for r in on_dask] == expected
+    assert [same_everywhere(r) for r in command.reports] == expected
+    assert [same_everywhere(report) for _, report in on_gradescope] == expected
+    for (results, _), report in zip(on_gradescope, here, strict=True):
+        made_here = gradescope_results(GradeReport.from_json(report))
+        assert (results["score"], results["tests"]) == (made_here["score"], made_here["tests"])
+    # The visible part, as a student's `chunklab check` shows it.
+    for path, report in zip(files.values(), here, strict=True):
+        check = chunklab("check", LESSON, path, "--json")
+        (mine,) = check.reports
+        visible = [t for t in report["tests"] if t["visibility"] == "visible"]
+        assert (mine["status"], mine["tests"]) == (report["status"], visible)
+        assert mine["kit"] == report["kit"] == asdict(this_kit())

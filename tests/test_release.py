@@ -266,6 +266,100 @@ def test_the_release_ships_exactly_the_tests_marked_visible(tmp_path: Path) -> N
     ).read_text()
 
 
+# Hidden tests whose data is not inside their own `def`: module-level inputs, a test made
+# by a factory, one made by assignment, a parametrize list. Each secret may reach no bundle.
+HIDDEN_DATA_FORMS = """
+
+# Inputs at module level that only a hidden test uses.
+SECRET_INPUTS = [("secret-alpha", 40, 1)]
+
+
+@pytest.mark.visibility("hidden")
+@pytest.mark.rule("A text no longer than size is one chunk: the whole text.")
+@pytest.mark.points(1)
+def test_secret_module_inputs(submission):
+    for args in SECRET_INPUTS:
+        expect_result(submission.chunk, args, [args[0]])
+
+
+def make_secret_test(text):
+    @pytest.mark.visibility("hidden")
+    @pytest.mark.rule("A text no longer than size is one chunk: the whole text.")
+    @pytest.mark.points(1)
+    def check(submission):
+        expect_result(submission.chunk, (text, 40, 1), [text])
+
+    return check
+
+
+test_secret_from_a_factory = make_secret_test("secret-beta")
+
+
+def secret_check(submission):
+    expect_result(submission.chunk, ("secret-gamma", 40, 1), ["secret-gamma"])
+
+
+hidden_mark = pytest.mark.visibility("hidden")
+test_secret_by_assignment = hidden_mark(
+    pytest.mark.rule("A text no longer than size is one chunk: the whole text.")(
+        pytest.mark.points(1)(secret_check)
+    )
+)
+
+SECRET_CASES = ["secret-delta"]
+
+
+@pytest.mark.visibility("hidden")
+@pytest.mark.rule("A text no longer than size is one chunk: the whole text.")
+@pytest.mark.points(1)
+@pytest.mark.parametrize("text", SECRET_CASES)
+def test_secret_parametrized(submission, text):
+    expect_result(submission.chunk, (text, 40, 1), [text])
+"""
+DATA_SECRETS = ("secret-alpha", "secret-beta", "secret-gamma", "secret-delta", "hidden_mark")
+
+
+def test_no_data_of_a_hidden_test_reaches_the_bundle_in_any_form(tmp_path: Path) -> None:
+    from tests.kit_copy import copy_kit, run_chunklab, run_module
+
+    kit = copy_kit(tmp_path / "kit")
+    suite = kit / "graders" / "chunklab" / "suites" / "char_chunk"
+    visible = suite / "test_visible.py"
+    visible.write_text(visible.read_text() + HIDDEN_DATA_FORMS)
+    # Pytest sees the four hidden tests, and grading would run them.
+    listed = run_module(
+        kit, "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(visible)
+    )
+    for name in ("module_inputs", "from_a_factory", "by_assignment", "parametrized"):
+        assert f"test_secret_{name}" in listed.stdout, listed.stdout[-2000:]
+    result = run_chunklab(kit, "release", tmp_path / "bundle")
+    assert result.returncode == 0, result.stderr
+    everything = "".join(p.read_text(errors="replace") for p in bundle_files(tmp_path / "bundle"))
+    assert [secret for secret in DATA_SECRETS if secret in everything] == []
+    # The visible file is what the visible tests need: as the kit has it.
+    shipped = tmp_path / "bundle" / "graders" / "chunklab" / "suites" / "char_chunk"
+    assert (shipped / "test_visible.py").read_text() == (
+        SUITES / "char_chunk" / "test_visible.py"
+    ).read_text()
+
+
+def test_the_hidden_inputs_data_never_reaches_the_bundle(bundle: Path, tmp_path: Path) -> None:
+    from chunklab.authoring.bundle import manifest_files
+    from chunklab.errors import KitLayoutError
+    from chunklab.suites.kept_inputs import INPUTS_FILE
+
+    kept = {p.read_bytes() for p in SUITES.glob(f"*/{INPUTS_FILE}")}
+    assert len(kept) == len(LESSON_IDS)
+    assert not [p for p in bundle_files(bundle) if p.name == INPUTS_FILE or p.read_bytes() in kept]
+    shipped = "".join(p.read_text(errors="replace") for p in bundle_files(bundle))
+    assert "hidden_inputs" not in shipped
+    # Even a manifest that names the file does not put it in.
+    manifest = tmp_path / "student_side.txt"
+    manifest.write_text("suites/checks.py\nsuites/*/*.json\n")
+    with pytest.raises(KitLayoutError, match="hidden inputs"):
+        manifest_files(manifest)
+
+
 def test_the_bundle_holds_the_manifest_and_no_other_engine_file(bundle: Path) -> None:
     from chunklab.authoring.bundle import manifest_files
     from chunklab.kit import PACKAGE_DIR
@@ -279,18 +373,46 @@ def test_the_bundle_holds_the_manifest_and_no_other_engine_file(bundle: Path) ->
 
 
 def test_a_hidden_test_between_visible_ones_goes_with_its_comments_and_decorators() -> None:
-    from chunklab.authoring.visible_suite import without_definitions
+    from chunklab.authoring.visible_suite import visible_part
 
     source = (
         "import pytest\n\n\n"
+        "@pytest.mark.points(1)\n"
         "def test_a():\n    pass\n\n\n"
         "# Why the hidden case matters.\n"
         "@pytest.mark.visibility('hidden')\n"
         "def test_b():\n    x = 1\n\n    return x\n\n\n"
         "class TestC:\n    pass\n"
     )
-    assert without_definitions(source, {"test_b"}) == (
-        "import pytest\n\n\ndef test_a():\n    pass\n\n\nclass TestC:\n    pass\n"
+    assert visible_part(source, {"test_a", "TestC"}, {"test_b"}, Path("t.py")) == (
+        "import pytest\n\n\n@pytest.mark.points(1)\ndef test_a():\n    pass\n\n\n"
+        "class TestC:\n    pass\n"
+    )
+
+
+def test_what_only_hidden_tests_use_goes_and_what_visible_ones_use_stays() -> None:
+    from chunklab.authoring.visible_suite import visible_part
+
+    source = (
+        '"""Checks."""\n\n'
+        "import json\n"
+        "import re\n\n"
+        "# Shared by both.\n"
+        "WORDS = ['a', 'b']\n"
+        "SECRET = ['s']\n"
+        "LOCAL = ['not the local one']\n\n\n"
+        "def helper(words):\n    return re.escape(words[0])\n\n\n"
+        "def test_a(tmp_path):\n    LOCAL = 1\n    assert helper(WORDS) and LOCAL\n\n\n"
+        "def test_b():\n    assert json.dumps(SECRET + WORDS + LOCAL)\n"
+    )
+    # A name a visible test binds itself (its own LOCAL) does not take in the module's.
+    assert visible_part(source, {"test_a"}, {"test_b"}, Path("t.py")) == (
+        '"""Checks."""\n\n'
+        "import re\n\n"
+        "# Shared by both.\n"
+        "WORDS = ['a', 'b']\n\n\n"
+        "def helper(words):\n    return re.escape(words[0])\n\n\n"
+        "def test_a(tmp_path):\n    LOCAL = 1\n    assert helper(WORDS) and LOCAL\n"
     )
 
 

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
+import chunklab
+from chunklab.lessons import LESSONS_DIR
 from chunklab.resume import INDEX_NAME, ResumeIndex, ResumeKey
 from chunklab.scoring.report import GradeReport, Problem, ReportFormatError, TestOutcome
+from chunklab.suites.digest import KitVersion, suites_digest
 from tests.conftest import KIT_ROOT
 
 GRADESCOPE_SCHEMA = KIT_ROOT / "graders" / "chunklab" / "writing" / "gradescope.schema.json"
@@ -82,6 +87,32 @@ def test_resume_reuses_only_reports_that_read_back(tmp_path: Path) -> None:
     index = ResumeIndex(tmp_path, keep=True)
     assert index.previous(good) == REPORT
     assert index.previous(bad) is None
+
+
+def test_resume_grades_again_what_other_suites_or_inputs_graded(tmp_path: Path) -> None:
+    key = ResumeKey("/a.py", "char_chunk", "1")
+    other_kit = replace(REPORT, kit=KitVersion(REPORT.kit.version, "sha256:" + "0" * 64))
+    line = {"key": key.to_json(), "report": other_kit.to_json()}
+    (tmp_path / INDEX_NAME).write_text(json.dumps(line) + "\n")
+    assert ResumeIndex(tmp_path, keep=True).previous(key) is None
+
+
+def test_a_report_names_the_kit_version_and_its_suites_digest() -> None:
+    kit = REPORT.to_json()["kit"]
+    assert kit == {"version": chunklab.__version__, "suites": suites_digest()}
+    assert re.fullmatch("sha256:[0-9a-f]{64}", kit["suites"])
+
+
+def test_the_suites_digest_changes_with_any_suite_file_or_hidden_input(tmp_path: Path) -> None:
+    ignored = shutil.ignore_patterns("__pycache__")
+    suites = shutil.copytree(LESSONS_DIR, tmp_path / "suites", ignore=ignored)
+    assert suites_digest(suites) == suites_digest()
+    inputs = suites / "char_chunk" / "hidden_inputs.json"
+    inputs.write_text(inputs.read_text().replace('["", 1, 0]', '["", 2, 0]', 1))
+    changed = suites_digest(suites)
+    assert changed != suites_digest()
+    (suites / "word_chunk" / "test_more.py").write_text("")
+    assert suites_digest(suites) not in (changed, suites_digest())
 
 
 def test_every_command_writes_reports_in_its_schema(

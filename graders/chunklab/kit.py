@@ -16,7 +16,7 @@ SUITES_DIR = LESSONS_DIR
 
 
 def cache_dir() -> Path:
-    """Where chunklab keeps what it can compute again: drawn inputs, Hypothesis's caches."""
+    """Where chunklab keeps what it can compute again."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "chunklab"
 

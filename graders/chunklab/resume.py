@@ -3,7 +3,8 @@
 A report is keyed on the submission's resolved path, the lesson it was asked
 to be graded as, and a hash of its content (every regular file of a student
 folder), so a changed file is graded again and a grade is never reused for
-another lesson. The index is a JSON Lines file in the output folder, one line
+another lesson; a report made by other suites or hidden inputs (another kit
+digest) is graded again too. The index is a JSON Lines file in the output folder, one line
 appended per graded submission: an interrupted run keeps what it finished.
 """
 
@@ -22,6 +23,7 @@ from chunklab.reading.read import SubmissionPath
 from chunklab.reading.safe_file import read_regular_file
 from chunklab.reading.student import regular_files
 from chunklab.scoring.report import GradeReport
+from chunklab.suites.digest import this_kit
 from chunklab.writing.inert import json_line
 
 INDEX_NAME = ".chunklab-resume.jsonl"
@@ -112,6 +114,8 @@ class ResumeIndex:
         report = self.reports.get(key)
         if report is None or (key.lesson and report.lesson not in (key.lesson, None)):
             return None
+        if report.kit != this_kit():
+            return None  # graded by other suites or inputs: it may not be the grade now
         return report
 
     def record(self, key: ResumeKey, report: GradeReport) -> None:

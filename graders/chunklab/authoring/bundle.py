@@ -19,6 +19,7 @@ from chunklab.authoring.visible_suite import visible_sources
 from chunklab.errors import KitLayoutError
 from chunklab.kit import PACKAGE_DIR, Kit, suite_dir
 from chunklab.lessons import LESSONS
+from chunklab.suites.kept_inputs import INPUTS_FILE
 
 # Written at the top of every bundle, so a later release may replace an earlier one.
 MARKER_FILE = ".chunklab-release"
@@ -96,6 +97,11 @@ def manifest_files(manifest: Path = MANIFEST) -> list[Path]:
         matched = [path for path in PACKAGE_DIR.glob(pattern) if path.is_file()]
         if not matched:
             raise KitLayoutError(f"{manifest.name} names {pattern!r}, which is no file of chunklab")
+        if hidden := [path for path in matched if path.name == INPUTS_FILE]:
+            raise KitLayoutError(
+                f"{manifest.name} names {pattern!r}, which takes in the hidden inputs "
+                f"{hidden[0]}; the student bundle holds what the visible tests need, never them"
+            )
         found.update(matched)
     return sorted(found)
 

@@ -3,7 +3,8 @@
 At the zip's root: `setup.sh` and `run_autograder` (Gradescope's autograder
 specification asks for both there), the kit as a wheel built from this
 checkout (so `setup.sh` installs nothing unpublished), the lesson's reference
-solution and stub in `kit/`, and the settings `run_autograder` reads.
+solution and stub in `kit/`, and the settings `run_autograder` reads, with the
+kit version and the digest of the suites and hidden inputs the wheel holds.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import zipfile
 from dataclasses import asdict
 from pathlib import Path
 
+from chunklab import __version__
 from chunklab.errors import ChunklabError, KitLayoutError
-from chunklab.kit import Kit
-from chunklab.lessons import Lesson
+from chunklab.kit import PACKAGE_DIR, Kit
+from chunklab.lessons import LESSONS_DIR, Lesson
+from chunklab.suites.digest import KitVersion, suites_digest
 from chunklab.writing.gradescope import GradescopeOptions
 
 TEMPLATES = Path(__file__).resolve().parent
@@ -78,6 +81,11 @@ def build_wheel(kit: Kit, dest: Path) -> Path:
     return wheels[0]
 
 
+def wheel_suites(kit: Kit) -> Path:
+    """The suites folder of the checkout the wheel is built from."""
+    return kit.root / "graders" / LESSONS_DIR.relative_to(PACKAGE_DIR.parent)
+
+
 def add_file(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
     info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_DEFLATED
@@ -101,7 +109,9 @@ def build_autograder(kit: Kit, lesson: Lesson, zip_path: Path, options: Gradesco
             for script in SCRIPTS:
                 add_file(archive, script, (TEMPLATES / script).read_bytes(), executable=True)
             add_file(archive, wheel.name, wheel.read_bytes())
-            config = {"lesson": lesson.id, **asdict(options)}
+            # The suites and hidden inputs the wheel holds: run_autograder grades with no others.
+            built_with = KitVersion(__version__, suites_digest(wheel_suites(kit)))
+            config = {"lesson": lesson.id, **asdict(options), "kit": asdict(built_with)}
             add_file(archive, CONFIG_NAME, (json.dumps(config, indent=2) + "\n").encode())
             for folder, path in (
                 ("solutions", kit.solution(lesson)),

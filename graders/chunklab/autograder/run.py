@@ -18,6 +18,7 @@ from typing import Any
 
 from chunklab.autograder.build import CONFIG_NAME, KIT_FOLDER
 from chunklab.batch import grade_many
+from chunklab.errors import ChunklabError
 from chunklab.kit import Kit
 from chunklab.lessons import Lesson, get_lesson
 from chunklab.reading.read import SubmissionPath
@@ -25,6 +26,7 @@ from chunklab.reading.student import pick_file
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import with_hidden_feedback
 from chunklab.scoring.report import GradeReport, Problem
+from chunklab.suites.digest import KitVersion, this_kit
 from chunklab.writing.files import write_json
 from chunklab.writing.gradescope import GradescopeOptions, gradescope_results
 
@@ -48,6 +50,24 @@ class AutograderSetup:
     lesson: Lesson
     kit: Kit
     options: GradescopeOptions
+    # The kit version and suites digest the zip was built with.
+    built_with: KitVersion
+
+
+class OtherSuitesInstalledError(ChunklabError):
+    """The autograder runs other suites or hidden inputs than its zip was built with."""
+
+    kind = "other_suites"
+
+
+def refuse_other_suites(built_with: KitVersion) -> None:
+    """Grade only with the suites and hidden inputs the zip was built with."""
+    if this_kit() != built_with:
+        raise OtherSuitesInstalledError(
+            f"the autograder was built with chunklab {built_with.version} (suites "
+            f"{built_with.suites}) but runs chunklab {this_kit().version} (suites "
+            f"{this_kit().suites}); build the zip again with `chunklab gradescope` and upload it"
+        )
 
 
 def autograder_root() -> Path:
@@ -65,6 +85,7 @@ def read_setup(root: Path) -> AutograderSetup:
             config["stdout_visibility"],
             config.get("hidden_feedback", "rule"),
         ),
+        built_with=KitVersion(**config["kit"]),
     )
 
 
@@ -155,6 +176,7 @@ def run(root: Path) -> dict[str, Any]:
     try:
         submitter = read_submitter(root)
         setup = read_setup(root)
+        refuse_other_suites(setup.built_with)
         # Hidden inputs stay hidden in results.json and in what is printed alike.
         report = with_hidden_feedback(
             grade_folder(root, setup, submitter), setup.options.hidden_feedback

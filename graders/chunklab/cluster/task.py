@@ -27,6 +27,7 @@ from chunklab.kit import PACKAGE_DIR, Kit, find_kit
 from chunklab.reading.read import SubmissionPath, likely_lesson
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import GradeReport
+from chunklab.suites.digest import this_kit
 
 # pytest keeps its state in the process: two grading sessions must never run at once in
 # one worker process, whatever number of threads it was started with.
@@ -71,10 +72,11 @@ class VersionMismatchError(ChunklabError):
 
 
 def kit_stamp(kit: Kit) -> str:
-    """The installed version and a digest of what decides a grade: code, suites, references.
+    """The installed version and digests of what decides a grade: code, suites, references.
 
-    Two checkouts of the same version that differ in a grader test or a reference
-    solution would grade differently; the digest tells them apart.
+    Two checkouts of the same version that differ in a grader test, a hidden input
+    or a reference solution would grade differently; the digests tell them apart.
+    The suites digest is the one every report names (`this_kit`).
     """
     try:
         version = importlib.metadata.version("chunklab")
@@ -88,7 +90,7 @@ def kit_stamp(kit: Kit) -> str:
         if "__pycache__" not in name:
             digest.update(f"{name}\0{path.stat().st_size}\0".encode())
             digest.update(path.read_bytes())
-    return f"{version} (kit {digest.hexdigest()[:12]})"
+    return f"{version} (suites {this_kit().suites}, kit {digest.hexdigest()[:12]})"
 
 
 def refuse_other_version(sent_from: str, here: str, where: str) -> None:

@@ -69,6 +69,13 @@ class GradingPlugin:
             config.addinivalue_line("markers", line)
         config.stash[GRADING] = self
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # A test file that cannot be imported (its kept inputs damaged, say) would
+        # leave its tests out of every grade: the suite is broken, and says why.
+        if report.failed:
+            last = str(report.longrepr).strip().splitlines()[-1:] or ["(no detail)"]
+            self.problems.append(f"{report.nodeid} cannot be collected: {last[0]}")
+
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if "submission" in metafunc.fixturenames and self.entries:
             keys = list(self.entries)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
+
+from chunklab.suites.digest import KitVersion, this_kit
 
 # The values the report schema allows; mypy holds the code to them.
 Status = Literal["graded", "error"]
@@ -114,6 +116,8 @@ class GradeReport:
     student: str = ""
     # What the sandbox could not keep apart on this machine (codes in the README).
     isolation_gaps: tuple[str, ...] = ()
+    # The kit that graded it: its version and the digest of its suites and hidden inputs.
+    kit: KitVersion = field(default_factory=this_kit)
 
     def __post_init__(self) -> None:
         # However many files or cells a submission holds, its report stays small.
@@ -137,6 +141,7 @@ class GradeReport:
             "duration_s": round(self.duration_s, DURATION_DIGITS),
             "isolation": self.isolation,
             "isolation_gaps": list(self.isolation_gaps),
+            "kit": asdict(self.kit),
         }
 
     @classmethod
@@ -170,6 +175,10 @@ class GradeReport:
                 student=text(data["student"], "student"),
                 isolation_gaps=tuple(
                     text(gap, "isolation gap") for gap in data.get("isolation_gaps", [])
+                ),
+                kit=KitVersion(
+                    text(data["kit"]["version"], "kit version"),
+                    text(data["kit"]["suites"], "kit suites"),
                 ),
             )
         except (KeyError, TypeError) as error:

@@ -8,22 +8,13 @@ repeat it. Values are compared by type as well as by value.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import importlib.metadata
-import inspect
-import json
-import os
 import unicodedata
-import warnings
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import pytest
 
 from chunklab.contract import NOT_THE_SUBMISSIONS_ANSWER
-from chunklab.kit import cache_dir
 
 MAX_SHOWN = 240
 T = TypeVar("T")
@@ -396,163 +387,6 @@ def first_type_difference(actual: Any, expected: Any, where: str) -> tuple[str, 
                 if found:
                     return found
     return None
-
-
-class DrawnCases:
-    """Inputs drawn from a Hypothesis strategy, the same ones every time.
-
-    Every submission meets exactly the same random inputs, so a grade never
-    depends on luck and grading the same code twice gives the same score. The
-    draw is seeded (derandomized) and happens once: its result is kept in the
-    kit's cache folder, keyed by the strategy's source and Hypothesis's
-    version, so grading a class runs Hypothesis's engine once, not once per
-    submission, and a warm grading run does not even import Hypothesis.
-
-    `strategy` is a function that returns the strategy; it imports Hypothesis
-    itself, when called, so that importing the suite does not.
-    Cases are tuples of strings, numbers and tuples.
-    """
-
-    def __init__(self, strategy: Callable[[], Any], count: int) -> None:
-        self.strategy = strategy
-        self.count = count
-        self._cases: list[Any] | None = None
-
-    def __iter__(self) -> Iterator[Any]:
-        if self._cases is None:
-            self._cases = cached_cases(self.strategy, self.count)
-        return iter(self._cases)
-
-
-class DrawnCasesDamaged(UserWarning):
-    """The kept copy of drawn inputs did not match its checksum; they were drawn again."""
-
-
-def cached_cases(strategy: Callable[[], Any], count: int) -> list[Any]:
-    """The drawn inputs, from the cache when its copy is whole, else drawn (and kept) again.
-
-    The copy is found by the source of the strategy's module and the function's
-    name: changing a strategy draws its inputs again. It starts with a SHA-256
-    of the rest: a truncated or edited file is reported (a `DrawnCasesDamaged`
-    warning on stderr) and never graded with. The cache folder and its files
-    are the grading user's alone.
-    """
-    source = Path(inspect.getfile(strategy)).read_bytes()
-    version = importlib.metadata.version("hypothesis")
-    identity = f"|{strategy.__qualname__}|{count}|{version}|own-constants|sha256".encode()
-    key = hashlib.sha256(source + identity).hexdigest()[:32]
-    path = cache_dir() / "cases" / f"{key}.json"
-    cases = read_kept_cases(path)
-    if cases is not None:
-        return cases
-    cases = draw_cases(strategy(), count)
-    with contextlib.suppress(OSError):  # a read-only cache only costs time
-        keep_cases(path, cases)
-    return cases
-
-
-def read_kept_cases(path: Path) -> list[Any] | None:
-    """Cases kept at `path`, or None when there are none or they are damaged (a warning)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        warnings.warn(DrawnCasesDamaged(f"{path} could not be read ({error})"), stacklevel=2)
-        return None
-    digest, _, body = data.partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() == digest:
-        with contextlib.suppress(ValueError):
-            cases = json.loads(body)
-            if isinstance(cases, list):
-                return [as_tuples(case) for case in cases]
-    warnings.warn(
-        DrawnCasesDamaged(
-            f"the kept inputs in {path} were damaged (truncated or edited); they are drawn again"
-        ),
-        stacklevel=2,
-    )
-    return None
-
-
-def keep_cases(path: Path, cases: list[Any]) -> None:
-    # Folders and file private to the grading user: a submission run as another user
-    # can neither read the inputs ahead nor change them.
-    path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path.parent.mkdir(mode=0o700, exist_ok=True)
-    body = json.dumps(cases).encode()
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(handle, "wb") as file:
-        file.write(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-    os.replace(temporary, path)
-
-
-def as_tuples(value: Any) -> Any:
-    """JSON turns tuples into lists; the cases are tuples again."""
-    return tuple(as_tuples(v) for v in value) if isinstance(value, list) else value
-
-
-@contextlib.contextmanager
-def only_hypothesis_own_constants() -> Iterator[None]:
-    """Draws that depend on the strategy alone, not on what else this process has loaded.
-
-    Hypothesis mixes into its draws constants read from every "local" module
-    loaded at the time: the kit itself when it is installed editable, a
-    submission loaded in this process. The hidden inputs would then differ with
-    the command that drew them first, and with how the kit is installed. Here
-    Hypothesis sees no local module (where its version has this feature).
-    """
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:
-        yield
-        return
-    get_local = getattr(providers, "_get_local_constants", None)
-    constants = getattr(providers, "Constants", None)
-    cache = getattr(providers, "CONSTANTS_CACHE", None)
-    if get_local is None or constants is None:
-        yield
-        return
-
-    def forget() -> None:
-        # Permitted constants are cached with the local ones of the moment.
-        with contextlib.suppress(AttributeError):
-            cache.cache.clear()  # type: ignore[union-attr]
-
-    providers._get_local_constants = constants
-    forget()
-    try:
-        yield
-    finally:
-        providers._get_local_constants = get_local
-        forget()
-
-
-def draw_cases(strategy: Any, count: int) -> list[Any]:
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis.configuration import set_hypothesis_home_dir
-
-    # Hypothesis keeps caches in `./.hypothesis`; grading must not litter the class folder.
-    set_hypothesis_home_dir(cache_dir() / "hypothesis")
-
-    drawn: list[Any] = []
-
-    @settings(
-        max_examples=count,
-        derandomize=True,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(strategy)
-    def collect(case: Any) -> None:
-        drawn.append(case)
-
-    with only_hypothesis_own_constants():
-        collect()
-    return [as_tuples(list(case)) if isinstance(case, tuple) else case for case in drawn]
 
 
 def send_ahead(submission: Any, name: str, calls: Iterable[tuple]) -> list[tuple]:

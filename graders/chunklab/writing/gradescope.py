@@ -9,7 +9,7 @@ own problems (it could not be read, it defines nothing) go to the top-level
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from chunklab.authoring.lesson_source import RuleGroup, Rules, read_lesson_text
@@ -106,6 +106,8 @@ def gradescope_results(
             "submission": report.submission,
             "status": report.status,
             "max_score": report.max_score,
+            # The kit that graded it, as every report names it: version and suites digest.
+            "kit": asdict(report.kit),
             **(extra_data or {}),
         },
         "tests": gradescope_tests(report, options),

@@ -1,8 +1,9 @@
 """Random inputs for the hidden property checks of char_chunk, as Hypothesis strategies.
 
-Hypothesis is imported when a strategy is made, which happens only when the
-drawn inputs are not cached yet (see `DrawnCases`): the suite imports this module
-on every grading run.
+The inputs are drawn once, by `python -m chunklab.authoring.build_hidden_inputs`,
+into `hidden_inputs.json` beside this file: grading reads that file and never
+imports this module or Hypothesis. `DRAWS` names each set of inputs, its
+strategy and how many inputs it holds.
 """
 
 from __future__ import annotations
@@ -76,3 +77,6 @@ def invalid_calls() -> SearchStrategy[tuple[str, int, int]]:
         return text, size, overlap
 
     return invalid_call()
+
+
+DRAWS = {"valid_calls": (valid_calls, 30), "invalid_calls": (invalid_calls, 24)}

@@ -5,9 +5,7 @@ from itertools import pairwise
 
 import pytest
 
-from chunklab.suites.char_chunk.hidden_inputs import invalid_calls, valid_calls
 from chunklab.suites.checks import (
-    DrawnCases,
     answers,
     building_on,
     call_text,
@@ -21,6 +19,7 @@ from chunklab.suites.checks import (
     send_ahead,
     shorten,
 )
+from chunklab.suites.kept_inputs import hidden_inputs
 from chunklab.suites.long_texts import (
     LONG_TEXT_SECONDS,
     expect_long_document,
@@ -141,8 +140,9 @@ def test_one_chunk_with_other_texts(submission):
         expect_result(submission.chunk, (text, size, overlap), [text])
 
 
-VALID_RANDOM_CALLS = DrawnCases(valid_calls, 30)
-INVALID_RANDOM_CALLS = DrawnCases(invalid_calls, 24)
+# Random inputs, drawn once and kept with the kit (hidden_inputs.json).
+VALID_RANDOM_CALLS = hidden_inputs(__file__, "valid_calls")
+INVALID_RANDOM_CALLS = hidden_inputs(__file__, "invalid_calls")
 
 
 def random_invalid(kind: str) -> list[tuple[str, int, int]]:

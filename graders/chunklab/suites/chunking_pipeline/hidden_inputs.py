@@ -1,9 +1,10 @@
 """Random inputs for the hidden property checks of chunking_pipeline, as Hypothesis strategies.
 
 Texts built from words, long words, sentence marks and whitespace of every kind.
-Hypothesis is imported when a strategy is made, which happens only when the
-drawn inputs are not cached yet (see `DrawnCases`): the suite imports this module
-on every grading run.
+The inputs are drawn once, by `python -m chunklab.authoring.build_hidden_inputs`,
+into `hidden_inputs.json` beside this file: grading reads that file and never
+imports this module or Hypothesis. `DRAWS` names each set of inputs, its
+strategy and how many inputs it holds.
 """
 
 from __future__ import annotations
@@ -49,3 +50,9 @@ def texts_settings_and_least() -> SearchStrategy[tuple[str, tuple[int, int], int
     from hypothesis import strategies as st
 
     return st.tuples(text_and_settings(), st.integers(1, 40)).map(lambda p: (*p[0], p[1]))
+
+
+DRAWS = {
+    "texts_and_settings": (texts_and_settings, 24),
+    "texts_settings_and_least": (texts_settings_and_least, 16),
+}

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from chunklab.suites.checks import (
-    DrawnCases,
     Lazy,
     building_on,
     call_text,
@@ -21,10 +20,6 @@ from chunklab.suites.checks import (
     shorten,
 )
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
-from chunklab.suites.chunking_pipeline.hidden_inputs import (
-    texts_and_settings,
-    texts_settings_and_least,
-)
 from chunklab.suites.chunking_pipeline.test_visible import (
     CHUNK_KEYS,
     PIECES_RULE,
@@ -48,6 +43,7 @@ from chunklab.suites.chunking_pipeline.test_visible import (
     named,
     plain,
 )
+from chunklab.suites.kept_inputs import hidden_inputs
 from chunklab.suites.long_texts import (
     LONG_TEXT_SECONDS,
     Judge,
@@ -282,8 +278,9 @@ def test_batch_counts_index_per_document(submission):
 
 # --- Properties on random texts -----------------------------------------------------------
 
-RANDOM_TEXTS = DrawnCases(texts_and_settings, 24)
-RANDOM_DROPS = DrawnCases(texts_settings_and_least, 16)
+# Random inputs, drawn once and kept with the kit (hidden_inputs.json).
+RANDOM_TEXTS = hidden_inputs(__file__, "texts_and_settings")
+RANDOM_DROPS = hidden_inputs(__file__, "texts_settings_and_least")
 
 
 @pytest.mark.rule(

@@ -6,7 +6,6 @@ from itertools import pairwise
 import pytest
 
 from chunklab.suites.checks import (
-    DrawnCases,
     answers,
     building_on,
     call_text,
@@ -19,11 +18,11 @@ from chunklab.suites.checks import (
     send_ahead,
     shorten,
 )
+from chunklab.suites.kept_inputs import hidden_inputs
 from chunklab.suites.long_texts import (
     LONG_TEXT_SECONDS,
     expect_long_document,
 )
-from chunklab.suites.word_chunk.hidden_inputs import valid_calls
 
 pytestmark = pytest.mark.visibility("hidden")
 
@@ -261,7 +260,8 @@ def test_neighbours_share_overlap_words(submission):
             )
 
 
-RANDOM_CALLS = DrawnCases(valid_calls, 30)
+# Random inputs, drawn once and kept with the kit (hidden_inputs.json).
+RANDOM_CALLS = hidden_inputs(__file__, "valid_calls")
 
 
 @pytest.mark.rule(
