@@ -1,4 +1,4 @@
-# Mistake: takes each window with islice, which walks from the first word every time, so a long text takes ages.
+# Mistake: each window taken with islice walks from the first word again, so long texts take ages.
 from itertools import islice
 
 
