@@ -100,6 +100,24 @@ def test_binary_and_non_utf8_files_are_unreadable(tmp_path):
         read_submission(latin)
 
 
+def test_a_coding_line_names_the_encoding_python_reads_the_file_in(tmp_path):
+    # PEP 263: a latin-1 file that says so is valid Python, as is one with a byte order mark.
+    latin = tmp_path / "char_chunk.py"
+    latin.write_bytes("# -*- coding: latin-1 -*-\nNAME = 'caf\xe9'\n".encode("latin-1"))
+    assert read_submission(latin).cells[0].source.endswith("NAME = 'caf\xe9'\n")
+    marked = tmp_path / "word_chunk.py"
+    marked.write_bytes(b"\xef\xbb\xbfNAME = 'caf\xc3\xa9'\n")
+    assert read_submission(marked).cells[0].source == "NAME = 'caf\xe9'\n"
+    unknown = tmp_path / "chunking_pipeline.py"
+    unknown.write_bytes(b"# coding: no-such-codec\nNAME = 1\n")
+    with pytest.raises(UnreadableSubmissionError, match="no-such-codec"):
+        read_submission(unknown)
+    wrong = tmp_path / "alice_char_chunk.py"
+    wrong.write_bytes(b"# coding: ascii\nNAME = 'caf\xe9'\n")
+    with pytest.raises(UnreadableSubmissionError, match="not ascii text as its coding line says"):
+        read_submission(wrong)
+
+
 def test_student_folders_and_sorted_order(tmp_path):
     (tmp_path / "zoe").mkdir()
     (tmp_path / "zoe" / "word_chunk.py").write_text(REFERENCE)
