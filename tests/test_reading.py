@@ -185,6 +185,44 @@ def test_a_failing_cell_is_a_warning_and_the_rest_counts(chunklab, tmp_path):
     assert "invalid syntax" in report["warnings"][1]["message"]
 
 
+SPIN = (
+    "import time\n"
+    "started = time.process_time()\n"
+    "while time.process_time() - started < 0.6:\n"
+    "    pass\n"
+)
+
+
+def scratch_cell(source: str) -> dict:
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "scratch",
+        "metadata": {},
+        "outputs": [],
+        "source": source,
+    }
+
+
+def test_a_slow_cell_not_needed_for_the_definitions_is_a_warning(chunklab, tmp_path):
+    # A scratch cell after the solution, taking longer than loading may: it is stopped,
+    # and the solution is graded as it stands.
+    after = notebook_file(tmp_path, "after_word_chunk.ipynb")
+    data = json.loads(after.read_text())
+    data["cells"].append(scratch_cell(SPIN))
+    after.write_text(json.dumps(data))
+    # The same demo in the cell that defines the function: nothing can be tested.
+    inside = notebook_file(tmp_path, "inside_word_chunk.ipynb", REFERENCE + SPIN)
+    graded, timed_out = chunklab("grade", after, inside).reports
+    assert graded["status"] == "graded"
+    assert graded["score"] == graded["max_score"]
+    [warning] = graded["warnings"]
+    assert warning["kind"] == "cell_too_slow"
+    assert "was stopped: running your code took longer than" in warning["message"]
+    assert timed_out["status"] == "error"
+    assert timed_out["errors"][0]["kind"] == "timeout"
+
+
 def test_a_version_3_notebook_is_read_as_version_4(tmp_path):
     from nbformat import v3
 

@@ -13,8 +13,10 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import threading
+import time
 import traceback
 import types
 
@@ -29,6 +31,65 @@ STANDARD_LIBRARY = frozenset(sys.stdlib_module_names) | {"__main__"}
 
 # Where the builtins that `site` and IPython add come from.
 ADDED_BUILTINS = ("_sitebuiltins", "IPython", "ipykernel")
+
+
+# A cell is stopped once loading has spent this share of its own time, so that the cells
+# after it (a notebook's definitions may come after a slow demo) still have time to run.
+SLOW_CELL_SHARE = 0.8
+
+
+class CellTooSlow(BaseException):
+    """A cell ran past what is left of the load's own time; it is stopped, the others run."""
+
+
+def stop_slow_cell(signum, frame):
+    raise CellTooSlow()
+
+
+class CellTimer:
+    """Stops a cell (raising `CellTooSlow` in it) once the load has spent its share of time.
+
+    The load's own time is the process's CPU time, as the grader counts it. Only a
+    worker (the submission's whole process, on its main thread) has such a timer.
+    """
+
+    def __init__(self, seconds, whole_process):
+        usable = whole_process and seconds and threading.current_thread() is threading.main_thread()
+        self.seconds = seconds
+        self.limit = seconds * SLOW_CELL_SHARE if usable else None
+        self.started = time.process_time()
+        self.previous = signal.signal(signal.SIGPROF, stop_slow_cell) if usable else None
+
+    def left(self):
+        """The own time a cell may take now, or None when nothing is timed."""
+        if self.limit is None:
+            return None
+        return self.limit - (time.process_time() - self.started)
+
+    def start(self, seconds):
+        if seconds is not None:
+            signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.001))
+
+    def stop(self):
+        if self.limit is not None:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+
+    def close(self):
+        self.stop()
+        if self.previous is not None:
+            signal.signal(signal.SIGPROF, self.previous)
+
+
+def slow_cell_problem(cell, timer, ran):
+    done = "was stopped" if ran else "was not run"
+    return {
+        "cell": cell["index"],
+        "kind": "too_slow",
+        "line": None,
+        "message": f"{cell['label']} {done}: running your code took longer than "
+        f"{timer.seconds:.2g} seconds before any test could start; look for a loop or a long "
+        "computation outside your functions (a demo should take a moment).",
+    }
 
 
 class ImportBlocked(ModuleNotFoundError):
@@ -316,11 +377,14 @@ class Session:
         self.whole_process = whole_process
         self.guard = ImportGuard(STANDARD_LIBRARY, whole_process)
 
-    def load(self, cells, local_modules=()):
+    def load(self, cells, local_modules=(), seconds=None):
         """Run every cell; a cell that fails is reported and the others still run.
 
         A submission that imports a module outside the standard library runs no
         cell at all: its one problem is `import_blocked`, naming the modules.
+        With `seconds` (the load's own time), a cell still running when most of it
+        is spent is stopped and reported (`too_slow`), as is any cell after it
+        that finds no time left; the cells after a stopped one still run.
         """
         allowed = STANDARD_LIBRARY | frozenset(local_modules)
         self.guard = ImportGuard(allowed, self.whole_process)
@@ -360,22 +424,14 @@ class Session:
                 )
         if blocked:
             return import_blocked(blocked)
-        for cell, code in compiled:
-            try:
-                with self.guard:
-                    exec(code, self.namespace)
-            except ImportBlocked as exc:
-                refused = self.guard.refused
-                return import_blocked(refused + [exc.name] * (exc.name not in refused))
-            except BaseException as exc:  # SystemExit and KeyboardInterrupt included
-                problems.append(
-                    {
-                        "cell": cell["index"],
-                        # Memory is an outcome of its own, not a name the code failed to define.
-                        "kind": "out_of_memory" if isinstance(exc, MemoryError) else "raised",
-                        "message": student_traceback(exc, cell["label"]),
-                    }
-                )
+        timer = CellTimer(seconds, self.whole_process)
+        try:
+            problems += self.run_cells(compiled, timer)
+        except ImportBlocked as exc:
+            refused = self.guard.refused
+            return import_blocked(refused + [exc.name] * (exc.name not in refused))
+        finally:
+            timer.close()
         if self.guard.refused:  # an import the code refused and then caught
             return import_blocked(list(self.guard.refused))
         problems.sort(key=lambda problem: problem["cell"])  # in the order of the cells
@@ -385,6 +441,36 @@ class Session:
             if not name.startswith("__") and (callable(value))
         )
         return {"problems": problems, "defined": defined}
+
+    def run_cells(self, compiled, timer):
+        """Run the compiled cells in turn; the problems of those that failed."""
+        problems = []
+        for cell, code in compiled:
+            left = timer.left()
+            if left is not None and left <= 0:
+                problems.append(slow_cell_problem(cell, timer, ran=False))
+                continue
+            try:
+                with self.guard:
+                    timer.start(left)
+                    try:
+                        exec(code, self.namespace)
+                    finally:
+                        timer.stop()
+            except CellTooSlow:
+                problems.append(slow_cell_problem(cell, timer, ran=True))
+            except ImportBlocked:
+                raise
+            except BaseException as exc:  # SystemExit and KeyboardInterrupt included
+                problems.append(
+                    {
+                        "cell": cell["index"],
+                        # Memory is an outcome of its own, not a name the code failed to define.
+                        "kind": "out_of_memory" if isinstance(exc, MemoryError) else "raised",
+                        "message": student_traceback(exc, cell["label"]),
+                    }
+                )
+        return problems
 
     def call(self, request):
         if request["op"] == "kept":
@@ -447,7 +533,8 @@ def serve(requests, answers):
     for line in requests:
         request = json.loads(line)
         if request["op"] == "load":
-            send(answers, session.load(request["cells"], request.get("local_modules", ())))
+            cells, local_modules = request["cells"], request.get("local_modules", ())
+            send(answers, session.load(cells, local_modules, request.get("seconds")))
         elif request["op"] == "calls":
             for call in request["calls"]:
                 send(answers, session.call(call))
