@@ -410,3 +410,36 @@ def test_a_cutting_mistake_is_not_blamed_on_pipelines_or_invisible_characters(na
         "test_invisible_characters_stay",
     ):
         run_test(tests[test_name], proxy, "chunking_pipeline")
+
+
+# --- Inputs left as they were -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("writes_into_the_document.py", "Got: it gained the key 'chunk_count'; after the call"),
+        ("batch_empties_the_callers_list.py", "Got: it held 0 items instead of 3; after the call"),
+        ("modifies_metadata.py", "Got: it['metadata'] gained the key 'title'; after the call"),
+    ],
+)
+def test_a_call_that_changes_its_inputs_breaks_the_inputs_rule(name, said):
+    test = grader_tests("chunking_pipeline", "hidden")["test_inputs_left_as_they_were"]
+    run_test(test, proxy_for(reference("chunking_pipeline"))[0], "chunking_pipeline")
+    proxy, _ = proxy_for(mistake("chunking_pipeline", name))
+    assert said in failure_of(test, proxy, "chunking_pipeline")
+
+
+def test_an_answer_about_inputs_no_call_asked_for_is_a_broken_protocol():
+    from chunklab.contract import ProtocolBroken
+    from chunklab.sandbox.answer_shape import Expected, checked_answer
+
+    digest = "0" * 128
+    assert checked_answer({"ok": [], "inputs": digest}, Expected("inputs"))["inputs"] == digest
+    for answer, expected in (
+        ({"ok": [], "inputs": digest}, Expected("method")),
+        ({"ok": []}, Expected("inputs")),
+        ({"ok": [], "inputs": "not a digest"}, Expected("inputs")),
+    ):
+        with pytest.raises(ProtocolBroken):
+            checked_answer(answer, expected)

@@ -36,7 +36,7 @@ MAX_PROBLEM_MESSAGE = 2500
 MAX_PROBLEMS = 20
 PROBLEM_KINDS = ("syntax_error", "raised", "out_of_memory", "too_slow", "import_blocked")
 # The keys each kind of answer and load problem holds, at most.
-CALL_KEYS = {"ok", "tagged"}
+CALL_KEYS = {"ok", "tagged", "inputs"}
 RAISED_KEYS = {"type", "builtin", "message"}
 PROBLEM_KEYS = {"cell", "kind", "line", "message"}
 BLOCKED_KEYS = {"kind", "modules", "message"}
@@ -55,6 +55,8 @@ def expected_of(request: dict[str, Any]) -> Expected:
     op = str(request.get("op"))
     if op in ("call", "method") and "digest" in request:
         return Expected("digest")
+    if op in ("call", "method") and "inputs" in request:
+        return Expected("inputs")
     return Expected(op, request.get("handle") if op == "new" else None)
 
 
@@ -81,11 +83,15 @@ def checked_answer(answer: object, expected: Expected) -> dict[str, Any]:
         digest = answer["digest"]
         fits = set(answer) == {"digest"} and type(digest) is str and bool(DIGEST.fullmatch(digest))
     else:
+        inputs = answer.get("inputs")
         fits = (
-            expected.kind in ("call", "method", "kept", "digest")
+            expected.kind in ("call", "method", "kept", "digest", "held", "inputs")
             and "ok" in answer
             and set(answer) <= CALL_KEYS
             and answer.get("tagged", True) is True
+            # A digest of the arguments comes with an answer to a call that asked for one.
+            and (expected.kind == "inputs") == (inputs is not None)
+            and (inputs is None or (type(inputs) is str and bool(DIGEST.fullmatch(inputs))))
         )
     if not fits:
         raise ProtocolBroken(BROKEN_PROTOCOL)

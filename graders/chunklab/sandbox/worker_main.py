@@ -326,6 +326,28 @@ def answer_digest(key, answer):
     return digest_of_bytes(key, json.dumps(answer).encode())
 
 
+def inputs_digest(key, arguments):
+    """A digest of the call's arguments as the call left them, keyed by the grader for this call.
+
+    The grader sent them as JSON, and the worker made its own copy from that: the
+    digest equals the grader's digest of what it sent only if the call changed
+    nothing in them. An argument that no longer is JSON has changed.
+    """
+    try:
+        data = json.dumps(arguments).encode()
+    except (TypeError, ValueError, RecursionError):
+        data = b"not the arguments sent"
+    return digest_of_bytes(key, data)
+
+
+def plain_answer(value):
+    """A returned value as an answer: tagged when it holds values that are not plain data."""
+    if is_plain(value):
+        return {"ok": value}
+    # The grader decodes only answers that hold stand-ins for non-plain values.
+    return {"ok": encode(value), "tagged": True}
+
+
 def digest_of_bytes(key, data):
     return hashlib.blake2b(data, key=bytes.fromhex(key)).hexdigest()
 
@@ -373,6 +395,8 @@ class Session:
         self.handles = {}
         # The last answer sent as a digest, until the grader asks for it or makes another call.
         self.kept = None
+        # The arguments of the last call asked about them, as the call left them.
+        self.held = None
         # A worker is the submission's whole process; the grader's own is not.
         self.whole_process = whole_process
         self.guard = ImportGuard(STANDARD_LIBRARY, whole_process)
@@ -476,8 +500,15 @@ class Session:
         if request["op"] == "kept":
             kept, self.kept = self.kept, None
             return kept if kept is not None else {"ok": None}
-        self.kept = None
+        if request["op"] == "held":
+            held, self.held = self.held, None
+            return plain_answer(held)
+        self.kept = self.held = None
         answer = self.answer(request)
+        if "inputs" in request and "ok" in answer:
+            arguments = [request.get("args", []), request.get("kwargs", {})]
+            self.held = arguments
+            answer["inputs"] = inputs_digest(request["inputs"], arguments)
         if "digest" in request and "ok" in answer:
             self.kept = answer
             return {"digest": answer_digest(request["digest"], answer)}
@@ -486,8 +517,8 @@ class Session:
     def answer(self, request):
         args = request.get("args", [])
         kwargs = request.get("kwargs", {})
-        # Whether a call changed its arguments is not reported: the submission runs in
-        # this process and could rewrite any such report, so no score may rest on it.
+        # The arguments are this worker's own copy, made from the grader's JSON: a call
+        # asked about them (see `call`) is judged on a digest keyed anew for that call.
         answer = {}
         try:
             if request["op"] == "method":
@@ -501,11 +532,8 @@ class Session:
                 # later call before this answer has come back.
                 self.handles[request["handle"]] = result
                 answer["handle"] = request["handle"]
-            elif is_plain(result):
-                answer["ok"] = result
             else:
-                # The grader decodes only answers that hold stand-ins for non-plain values.
-                answer["ok"], answer["tagged"] = encode(result), True
+                answer = plain_answer(result)
         except BaseException as exc:  # the submission's exception is an answer, not a crash
             answer = {"raised": describe_exception(exc)}
         return answer

@@ -288,6 +288,60 @@ def test_batch_counts_index_per_document(submission):
         )
 
 
+@pytest.mark.rule(
+    "process_document and process_batch never change what they are given: the document, its "
+    "metadata and the list of documents are, after the call, as they were sent."
+)
+@pytest.mark.points(2)
+def test_inputs_left_as_they_were(submission):
+    pipe = keep_all(submission, 30, 5)
+    metadata = {"lang": "en", "tags": ["cat", "night"]}
+    doc = {"id": "kept", "title": "A cat", "body": STORY, "metadata": metadata}
+    check_unchanged(pipe, "process_document", doc, "document")
+    check_unchanged(
+        pipe, "process_document", {"id": "bare", "title": "Bare", "body": WORDS}, "document"
+    )
+    docs = [
+        {"id": "one", "title": "A cat", "body": STORY, "metadata": {"lang": "en"}},
+        {"id": "two", "title": "A fox", "body": WORDS, "metadata": None},
+        {"id": "three", "title": "Nothing"},
+    ]
+    check_unchanged(pipe, "process_batch", docs, "list of documents")
+
+
+def check_unchanged(pipe: Pipeline, name: str, argument: Any, what: str) -> None:
+    """The call leaves its argument as it was sent, as the worker's own copy shows."""
+    method = named(getattr(pipe.instance, name).watching_inputs(), f"{pipe.label}.{name}")
+    returned = result_of(method, (argument,))
+    if returned.changed:
+        args = returned.left[0] if isinstance(returned.left, list) and returned.left else []
+        left = args[0] if isinstance(args, list) and args else returned.left
+        fail(
+            given=pipe.given(name, argument),
+            expected=f"the {what} given to be, after the call, as it was sent",
+            got=Described(f"{what_changed(argument, left)}; after the call it held {plain(left)}"),
+        )
+
+
+def what_changed(sent: Any, left: Any, where: str = "it") -> str:
+    """The first difference between a value sent and the value a call left, in words."""
+    if isinstance(sent, dict) and isinstance(left, dict):
+        for key in sent:
+            if key not in left:
+                return f"{where} lost the key {key!r}"
+            if not same_value(left[key], sent[key]):
+                return what_changed(sent[key], left[key], f"{where}[{key!r}]")
+        added = [key for key in left if key not in sent]
+        return f"{where} gained the key {added[0]!r}" if added else f"{where} changed"
+    if isinstance(sent, list) and isinstance(left, list):
+        if len(left) != len(sent):
+            return f"{where} held {len(left)} items instead of {len(sent)}"
+        for k, (a, b) in enumerate(zip(sent, left, strict=True)):
+            if not same_value(b, a):
+                return what_changed(a, b, f"{where}[{k}]")
+    return f"{where} became {shorten(left, 80)} instead of {shorten(sent, 80)}"
+
+
 # --- Pipelines and calls apart ----------------------------------------------------------
 
 # Two texts of the same length that begin alike for 80 characters and then differ.
