@@ -342,3 +342,104 @@ def test_an_answer_after_earlier_calls_on_the_same_pipeline_says_so():
         "Expected: ['One sentence. Then another.']\n"
         "Got: ['x', 'One sentence. Then another.']"
     )
+
+
+# --- Pipelines and calls apart, text kept as given, char_start after dropping ---------------
+
+
+@pytest.mark.parametrize(
+    ("name", "test_name", "said"),
+    [
+        (
+            "settings_kept_on_the_class.py",
+            "test_each_pipeline_keeps_its_own_settings",
+            "these are exactly the chunks of an earlier call, ChunkingPipeline(chunk_size=40, "
+            "overlap=5, min_chunk_size=30).chunk_text(the same text)",
+        ),
+        (
+            "cache_shared_and_keyed_without_overlap.py",
+            "test_each_pipeline_keeps_its_own_settings",
+            "these are exactly the chunks of an earlier call, ChunkingPipeline(chunk_size=40, "
+            "overlap=5, min_chunk_size=0).chunk_text(the same text)",
+        ),
+        (
+            "cache_keyed_by_length_and_start.py",
+            "test_each_text_is_chunked_on_its_own",
+            "these are cut at the same places as the chunks of an earlier call",
+        ),
+        (
+            "strips_a_leading_byte_order_mark.py",
+            "test_invisible_characters_stay",
+            "Expected: chunk 0 to begin the text with its own characters: '\\ufeffFirst",
+        ),
+        (
+            "removes_zero_width_characters.py",
+            "test_invisible_characters_stay",
+            "Expected: chunk 0 to begin the text with its own characters: '\\ufeffFirst",
+        ),
+        (
+            "normalises_the_text_first.py",
+            "test_invisible_characters_stay",
+            "there is U+00E9 (LATIN SMALL LETTER E WITH ACUTE), where U+0065 (LATIN SMALL "
+            "LETTER E) was expected",
+        ),
+        (
+            "char_start_searched_after_the_last_kept_chunk.py",
+            "test_char_start_on_repeated_text",
+            "min_chunk_size=17).process_document(",
+        ),
+    ],
+)
+def test_a_mistake_fails_the_rule_it_breaks(name, test_name, said):
+    test = grader_tests("chunking_pipeline", "hidden")[test_name]
+    run_test(test, proxy_for(reference("chunking_pipeline"))[0], "chunking_pipeline")
+    proxy, _ = proxy_for(mistake("chunking_pipeline", name))
+    assert said in failure_of(test, proxy, "chunking_pipeline")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["first_whitespace.py", "no_overlap.py", "offsets_off_by_overlap.py", "strips_chunks.py"],
+)
+def test_a_cutting_mistake_is_not_blamed_on_pipelines_or_invisible_characters(name):
+    proxy, _ = proxy_for(mistake("chunking_pipeline", name))
+    tests = grader_tests("chunking_pipeline", "hidden")
+    for test_name in (
+        "test_each_pipeline_keeps_its_own_settings",
+        "test_each_text_is_chunked_on_its_own",
+        "test_invisible_characters_stay",
+    ):
+        run_test(tests[test_name], proxy, "chunking_pipeline")
+
+
+# --- Inputs left as they were -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("writes_into_the_document.py", "Got: it gained the key 'chunk_count'; after the call"),
+        ("batch_empties_the_callers_list.py", "Got: it held 0 items instead of 3; after the call"),
+        ("modifies_metadata.py", "Got: it['metadata'] gained the key 'title'; after the call"),
+    ],
+)
+def test_a_call_that_changes_its_inputs_breaks_the_inputs_rule(name, said):
+    test = grader_tests("chunking_pipeline", "hidden")["test_inputs_left_as_they_were"]
+    run_test(test, proxy_for(reference("chunking_pipeline"))[0], "chunking_pipeline")
+    proxy, _ = proxy_for(mistake("chunking_pipeline", name))
+    assert said in failure_of(test, proxy, "chunking_pipeline")
+
+
+def test_an_answer_about_inputs_no_call_asked_for_is_a_broken_protocol():
+    from chunklab.contract import ProtocolBroken
+    from chunklab.sandbox.answer_shape import Expected, checked_answer
+
+    digest = "0" * 128
+    assert checked_answer({"ok": [], "inputs": digest}, Expected("inputs"))["inputs"] == digest
+    for answer, expected in (
+        ({"ok": [], "inputs": digest}, Expected("method")),
+        ({"ok": []}, Expected("inputs")),
+        ({"ok": [], "inputs": "not a digest"}, Expected("inputs")),
+    ):
+        with pytest.raises(ProtocolBroken):
+            checked_answer(answer, expected)

@@ -100,6 +100,24 @@ def test_binary_and_non_utf8_files_are_unreadable(tmp_path):
         read_submission(latin)
 
 
+def test_a_coding_line_names_the_encoding_python_reads_the_file_in(tmp_path):
+    # PEP 263: a latin-1 file that says so is valid Python, as is one with a byte order mark.
+    latin = tmp_path / "char_chunk.py"
+    latin.write_bytes("# -*- coding: latin-1 -*-\nNAME = 'caf\xe9'\n".encode("latin-1"))
+    assert read_submission(latin).cells[0].source.endswith("NAME = 'caf\xe9'\n")
+    marked = tmp_path / "word_chunk.py"
+    marked.write_bytes(b"\xef\xbb\xbfNAME = 'caf\xc3\xa9'\n")
+    assert read_submission(marked).cells[0].source == "NAME = 'caf\xe9'\n"
+    unknown = tmp_path / "chunking_pipeline.py"
+    unknown.write_bytes(b"# coding: no-such-codec\nNAME = 1\n")
+    with pytest.raises(UnreadableSubmissionError, match="no-such-codec"):
+        read_submission(unknown)
+    wrong = tmp_path / "alice_char_chunk.py"
+    wrong.write_bytes(b"# coding: ascii\nNAME = 'caf\xe9'\n")
+    with pytest.raises(UnreadableSubmissionError, match="not ascii text as its coding line says"):
+        read_submission(wrong)
+
+
 def test_student_folders_and_sorted_order(tmp_path):
     (tmp_path / "zoe").mkdir()
     (tmp_path / "zoe" / "word_chunk.py").write_text(REFERENCE)
@@ -165,6 +183,44 @@ def test_a_failing_cell_is_a_warning_and_the_rest_counts(chunklab, tmp_path):
     assert kinds == ["cell_failed", "cell_failed"]
     assert "ZeroDivisionError" in report["warnings"][0]["message"]
     assert "invalid syntax" in report["warnings"][1]["message"]
+
+
+SPIN = (
+    "import time\n"
+    "started = time.process_time()\n"
+    "while time.process_time() - started < 0.6:\n"
+    "    pass\n"
+)
+
+
+def scratch_cell(source: str) -> dict:
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "scratch",
+        "metadata": {},
+        "outputs": [],
+        "source": source,
+    }
+
+
+def test_a_slow_cell_not_needed_for_the_definitions_is_a_warning(chunklab, tmp_path):
+    # A scratch cell after the solution, taking longer than loading may: it is stopped,
+    # and the solution is graded as it stands.
+    after = notebook_file(tmp_path, "after_word_chunk.ipynb")
+    data = json.loads(after.read_text())
+    data["cells"].append(scratch_cell(SPIN))
+    after.write_text(json.dumps(data))
+    # The same demo in the cell that defines the function: nothing can be tested.
+    inside = notebook_file(tmp_path, "inside_word_chunk.ipynb", REFERENCE + SPIN)
+    graded, timed_out = chunklab("grade", after, inside).reports
+    assert graded["status"] == "graded"
+    assert graded["score"] == graded["max_score"]
+    [warning] = graded["warnings"]
+    assert warning["kind"] == "cell_too_slow"
+    assert "was stopped: running your code took longer than" in warning["message"]
+    assert timed_out["status"] == "error"
+    assert timed_out["errors"][0]["kind"] == "timeout"
 
 
 def test_a_version_3_notebook_is_read_as_version_4(tmp_path):

@@ -339,7 +339,10 @@ def test_a_load_answer_that_fits_is_bounded_and_says_what_it_left_out():
     loaded = load_answer({"problems": problems, "defined": ["chunk", "helper"]}, cells)
     note = f" ...[{10**6 - MAX_PROBLEM_MESSAGE} more characters not shown]"
     assert loaded == LoadAnswer(
-        problems=(LoadProblem("raised", "x" * MAX_PROBLEM_MESSAGE + note),) * MAX_PROBLEMS,
+        problems=tuple(
+            LoadProblem("raised", "x" * MAX_PROBLEM_MESSAGE + note, cell)
+            for cell in cells[:MAX_PROBLEMS]
+        ),
         defined=frozenset({"chunk", "helper"}),
         left_out=5,
     )

@@ -9,6 +9,7 @@ time among grading processes.
 
 from __future__ import annotations
 
+import ast
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,7 @@ from chunklab.errors import (
     MissingDefinitionError,
     OutOfMemoryError,
     SubmissionError,
+    SubmissionTimeoutError,
     SyntaxErrorInSubmission,
 )
 from chunklab.kit import Kit, load_reference
@@ -333,6 +335,12 @@ def load_warnings(
     for problem in problems:
         if problem.kind == "import_blocked":
             raise ImportBlockedError(problem.message)
+        if problem.kind == "too_slow" and (
+            source.kind == "python" or names_entry_point(source, problem.cell)
+        ):
+            # A file is one piece of code; in a notebook, the cell that defines the lesson's
+            # name is needed. A slow cell that is not costs a warning, as a failing one does.
+            raise SubmissionTimeoutError(problem.message)
     if source.kind == "python":
         for problem in problems:
             if problem.kind == "syntax_error":
@@ -347,7 +355,11 @@ def load_warnings(
     suffix = " (the rest of the notebook still counts)" if source.kind == "notebook" else ""
     kind = "cell_failed" if source.kind == "notebook" else "raised_on_load"
     warnings = tuple(
-        Problem(kind, loaded_message(problem, memory_mb) + suffix) for problem in problems
+        Problem(
+            "cell_too_slow" if problem.kind == "too_slow" else kind,
+            loaded_message(problem, memory_mb) + suffix,
+        )
+        for problem in problems
     )
     if loaded.left_out:  # only a notebook has more cells than are shown
         warnings += (
@@ -357,6 +369,29 @@ def load_warnings(
             ),
         )
     return warnings
+
+
+def names_entry_point(source: SubmissionSource, cell: int | None) -> bool:
+    """Whether the cell binds the lesson's name anywhere in its code (or cannot be read)."""
+    name = source.lesson.entry_point
+    for each in source.cells:
+        if each.index == cell:
+            try:
+                tree = ast.parse(each.source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return True
+            return any(binds(node, name) for node in ast.walk(tree))
+    return True
+
+
+def binds(node: ast.AST, name: str) -> bool:
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name == name
+    if isinstance(node, ast.Name):
+        return node.id == name and isinstance(node.ctx, ast.Store)
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.split(".")[0]) == name or node.name == "*"
+    return False
 
 
 def out_of_memory(memory_mb: int) -> str:

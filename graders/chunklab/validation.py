@@ -12,6 +12,7 @@ from pathlib import Path
 
 from chunklab.kit import Kit
 from chunklab.lessons import Lesson
+from chunklab.reading.python_file import decode_source
 from chunklab.scoring.report import GradeReport
 
 FULL, ZERO, LOSES_POINTS = "full marks", "zero", "loses points"
@@ -47,7 +48,7 @@ class Verdict:
 
 def description_of(path: Path) -> str:
     """The first line of a mistake or alternative: `# Mistake: what it gets wrong`."""
-    first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    first = decode_source(path.read_bytes(), path).split("\n", 1)[0]
     return first.split(":", 1)[1].strip() if first.startswith("#") and ":" in first else ""
 
 
@@ -83,7 +84,9 @@ def as_notebook(expectation: Expectation, folder: Path) -> Expectation:
     from chunklab.authoring.submission_notebook import write_submission_notebook
 
     path = folder / expectation.lesson.id / f"{expectation.path.stem}.ipynb"
-    write_submission_notebook(expectation.lesson.id, expectation.path.read_text(), path)
+    write_submission_notebook(
+        expectation.lesson.id, decode_source(expectation.path.read_bytes(), path), path
+    )
     return Expectation(
         expectation.lesson,
         f"{expectation.kind} notebook",

@@ -224,6 +224,37 @@ def measured_expecting(
     return answer_value(kept), cpu_seconds
 
 
+@dataclass(frozen=True)
+class Returned:
+    """What a call returned, and its arguments as the call left them when it changed them."""
+
+    value: Any
+    changed: bool = False
+    # The arguments, [args, kwargs], as the call left them (only when it changed them).
+    left: Any = None
+
+
+def value_and_inputs(
+    send: Callable[[dict[str, Any]], dict[str, Any]], message: dict[str, Any]
+) -> Returned:
+    """What a call returns, and whether it changed the arguments it was given.
+
+    The worker runs the call on its own copy of the arguments, made from the JSON
+    sent, and answers with a digest of that copy after the call, keyed anew for
+    this call: nothing can work the digest out before the key arrives. Equal to
+    the digest of what was sent, the arguments are as they were; otherwise the
+    worker is asked for them, so that feedback can show what changed.
+    """
+    key = secrets.token_hex(32)
+    answer = send({**message, "inputs": key})
+    value = answer_value(answer)
+    sent = json.dumps([message["args"], message["kwargs"]]).encode()
+    if hmac.compare_digest(str(answer["inputs"]).encode(), digest_of_bytes(key, sent).encode()):
+        return Returned(value)
+    left = answer_value(send({"op": "held", "name": message["name"]}))
+    return Returned(value, changed=True, left=left)
+
+
 def expected_answer_bytes(expected: Any) -> bytes:
     """An answer of `expected` as the worker would send it, made once per expected value."""
     known = EXPECTED_ANSWERS.get(id(expected))
@@ -271,6 +302,16 @@ class CallProxy:
 
         call.__name__ = self.__name__
         call.__wrapped__ = self  # type: ignore[attr-defined]
+        return call
+
+    def watching_inputs(self) -> Callable[..., Returned]:
+        """This function or method, called so that it also says whether it changed its arguments."""
+
+        def call(*args: Any, **kwargs: Any) -> Returned:
+            return value_and_inputs(self._calls()._send, self._message(args, kwargs))
+
+        call.__name__ = self.__name__
+        call.__wrapped__ = self  # type: ignore[attr-defined]  # feedback reaches the backend
         return call
 
 

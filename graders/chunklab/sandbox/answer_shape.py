@@ -34,9 +34,9 @@ MAX_MESSAGE = 1000
 MAX_PROBLEM_MESSAGE = 2500
 # Warnings from loading shown in a report; a note says how many more there were.
 MAX_PROBLEMS = 20
-PROBLEM_KINDS = ("syntax_error", "raised", "out_of_memory", "import_blocked")
+PROBLEM_KINDS = ("syntax_error", "raised", "out_of_memory", "too_slow", "import_blocked")
 # The keys each kind of answer and load problem holds, at most.
-CALL_KEYS = {"ok", "tagged"}
+CALL_KEYS = {"ok", "tagged", "inputs"}
 RAISED_KEYS = {"type", "builtin", "message"}
 PROBLEM_KEYS = {"cell", "kind", "line", "message"}
 BLOCKED_KEYS = {"kind", "modules", "message"}
@@ -55,6 +55,8 @@ def expected_of(request: dict[str, Any]) -> Expected:
     op = str(request.get("op"))
     if op in ("call", "method") and "digest" in request:
         return Expected("digest")
+    if op in ("call", "method") and "inputs" in request:
+        return Expected("inputs")
     return Expected(op, request.get("handle") if op == "new" else None)
 
 
@@ -81,11 +83,15 @@ def checked_answer(answer: object, expected: Expected) -> dict[str, Any]:
         digest = answer["digest"]
         fits = set(answer) == {"digest"} and type(digest) is str and bool(DIGEST.fullmatch(digest))
     else:
+        inputs = answer.get("inputs")
         fits = (
-            expected.kind in ("call", "method", "kept", "digest")
+            expected.kind in ("call", "method", "kept", "digest", "held", "inputs")
             and "ok" in answer
             and set(answer) <= CALL_KEYS
             and answer.get("tagged", True) is True
+            # A digest of the arguments comes with an answer to a call that asked for one.
+            and (expected.kind == "inputs") == (inputs is not None)
+            and (inputs is None or (type(inputs) is str and bool(DIGEST.fullmatch(inputs))))
         )
     if not fits:
         raise ProtocolBroken(BROKEN_PROTOCOL)
@@ -119,6 +125,8 @@ class LoadProblem:
 
     kind: str  # one of PROBLEM_KINDS
     message: str
+    # The index of the cell it happened in, when it happened in one.
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -146,7 +154,7 @@ def load_answer(answer: dict[str, Any], cells: tuple[int, ...]) -> LoadAnswer:
     else:
         problems_seen = cell_problems(problems, cells)
     kept = tuple(
-        LoadProblem(problem.kind, cut(problem.message, MAX_PROBLEM_MESSAGE))
+        LoadProblem(problem.kind, cut(problem.message, MAX_PROBLEM_MESSAGE), problem.cell)
         for problem in problems_seen[:MAX_PROBLEMS]
     )
     return LoadAnswer(kept, frozenset(defined), max(0, len(problems_seen) - MAX_PROBLEMS))
@@ -173,7 +181,7 @@ def cell_problems(problems: list[Any], cells: tuple[int, ...]) -> list[LoadProbl
         if (
             type(problem) is not dict
             or not {"cell", "kind", "message"} <= set(problem) <= PROBLEM_KEYS
-            or problem["kind"] not in PROBLEM_KINDS[:3]
+            or problem["kind"] not in PROBLEM_KINDS[:4]
             or type(problem["message"]) is not str
             or type(problem["cell"]) is not int
             or problem["cell"] not in cells
@@ -182,5 +190,5 @@ def cell_problems(problems: list[Any], cells: tuple[int, ...]) -> list[LoadProbl
         ):
             raise ProtocolBroken(BROKEN_PROTOCOL)
         named.add(problem["cell"])
-        seen.append(LoadProblem(problem["kind"], problem["message"]))
+        seen.append(LoadProblem(problem["kind"], problem["message"], problem["cell"]))
     return seen

@@ -95,7 +95,13 @@ class SandboxBackend(Backend):
         mark = worker.own_mark()
         try:
             answer = worker.request(
-                {"op": "load", "cells": self.cells, "local_modules": self.local_modules},
+                {
+                    "op": "load",
+                    "cells": self.cells,
+                    "local_modules": self.local_modules,
+                    # Within this own time a slow cell is stopped and the others still run.
+                    "seconds": self._load_seconds(),
+                },
                 self._load_ceiling(),
             )
             return load_answer(answer, self.cell_indexes)

@@ -13,8 +13,10 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import threading
+import time
 import traceback
 import types
 
@@ -32,6 +34,65 @@ KIT_TEXTS: dict = {}
 
 # Where the builtins that `site` and IPython add come from.
 ADDED_BUILTINS = ("_sitebuiltins", "IPython", "ipykernel")
+
+
+# A cell is stopped once loading has spent this share of its own time, so that the cells
+# after it (a notebook's definitions may come after a slow demo) still have time to run.
+SLOW_CELL_SHARE = 0.8
+
+
+class CellTooSlow(BaseException):
+    """A cell ran past what is left of the load's own time; it is stopped, the others run."""
+
+
+def stop_slow_cell(signum, frame):
+    raise CellTooSlow()
+
+
+class CellTimer:
+    """Stops a cell (raising `CellTooSlow` in it) once the load has spent its share of time.
+
+    The load's own time is the process's CPU time, as the grader counts it. Only a
+    worker (the submission's whole process, on its main thread) has such a timer.
+    """
+
+    def __init__(self, seconds, whole_process):
+        usable = whole_process and seconds and threading.current_thread() is threading.main_thread()
+        self.seconds = seconds
+        self.limit = seconds * SLOW_CELL_SHARE if usable else None
+        self.started = time.process_time()
+        self.previous = signal.signal(signal.SIGPROF, stop_slow_cell) if usable else None
+
+    def left(self):
+        """The own time a cell may take now, or None when nothing is timed."""
+        if self.limit is None:
+            return None
+        return self.limit - (time.process_time() - self.started)
+
+    def start(self, seconds):
+        if seconds is not None:
+            signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.001))
+
+    def stop(self):
+        if self.limit is not None:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+
+    def close(self):
+        self.stop()
+        if self.previous is not None:
+            signal.signal(signal.SIGPROF, self.previous)
+
+
+def slow_cell_problem(cell, timer, ran):
+    done = "was stopped" if ran else "was not run"
+    return {
+        "cell": cell["index"],
+        "kind": "too_slow",
+        "line": None,
+        "message": f"{cell['label']} {done}: running your code took longer than "
+        f"{timer.seconds:.2g} seconds before any test could start; look for a loop or a long "
+        "computation outside your functions (a demo should take a moment).",
+    }
 
 
 class ImportBlocked(ModuleNotFoundError):
@@ -268,6 +329,28 @@ def answer_digest(key, answer):
     return digest_of_bytes(key, json.dumps(answer).encode())
 
 
+def inputs_digest(key, arguments):
+    """A digest of the call's arguments as the call left them, keyed by the grader for this call.
+
+    The grader sent them as JSON, and the worker made its own copy from that: the
+    digest equals the grader's digest of what it sent only if the call changed
+    nothing in them. An argument that no longer is JSON has changed.
+    """
+    try:
+        data = json.dumps(arguments).encode()
+    except (TypeError, ValueError, RecursionError):
+        data = b"not the arguments sent"
+    return digest_of_bytes(key, data)
+
+
+def plain_answer(value):
+    """A returned value as an answer: tagged when it holds values that are not plain data."""
+    if is_plain(value):
+        return {"ok": value}
+    # The grader decodes only answers that hold stand-ins for non-plain values.
+    return {"ok": encode(value), "tagged": True}
+
+
 def digest_of_bytes(key, data):
     return hashlib.blake2b(data, key=bytes.fromhex(key)).hexdigest()
 
@@ -315,16 +398,21 @@ class Session:
         self.handles = {}
         # The last answer sent as a digest, until the grader asks for it or makes another call.
         self.kept = None
+        # The arguments of the last call asked about them, as the call left them.
+        self.held = None
         # A worker is the submission's whole process; the grader's own is not.
         self.whole_process = whole_process
         self.guard = ImportGuard(STANDARD_LIBRARY, whole_process)
         self.texts = KIT_TEXTS if texts is None else texts
 
-    def load(self, cells, local_modules=()):
+    def load(self, cells, local_modules=(), seconds=None):
         """Run every cell; a cell that fails is reported and the others still run.
 
         A submission that imports a module outside the standard library runs no
         cell at all: its one problem is `import_blocked`, naming the modules.
+        With `seconds` (the load's own time), a cell still running when most of it
+        is spent is stopped and reported (`too_slow`), as is any cell after it
+        that finds no time left; the cells after a stopped one still run.
         """
         allowed = STANDARD_LIBRARY | frozenset(local_modules)
         self.guard = ImportGuard(allowed, self.whole_process)
@@ -364,22 +452,14 @@ class Session:
                 )
         if blocked:
             return import_blocked(blocked)
-        for cell, code in compiled:
-            try:
-                with self.guard:
-                    exec(code, self.namespace)
-            except ImportBlocked as exc:
-                refused = self.guard.refused
-                return import_blocked(refused + [exc.name] * (exc.name not in refused))
-            except BaseException as exc:  # SystemExit and KeyboardInterrupt included
-                problems.append(
-                    {
-                        "cell": cell["index"],
-                        # Memory is an outcome of its own, not a name the code failed to define.
-                        "kind": "out_of_memory" if isinstance(exc, MemoryError) else "raised",
-                        "message": student_traceback(exc, cell["label"]),
-                    }
-                )
+        timer = CellTimer(seconds, self.whole_process)
+        try:
+            problems += self.run_cells(compiled, timer)
+        except ImportBlocked as exc:
+            refused = self.guard.refused
+            return import_blocked(refused + [exc.name] * (exc.name not in refused))
+        finally:
+            timer.close()
         if self.guard.refused:  # an import the code refused and then caught
             return import_blocked(list(self.guard.refused))
         problems.sort(key=lambda problem: problem["cell"])  # in the order of the cells
@@ -390,12 +470,49 @@ class Session:
         )
         return {"problems": problems, "defined": defined}
 
+    def run_cells(self, compiled, timer):
+        """Run the compiled cells in turn; the problems of those that failed."""
+        problems = []
+        for cell, code in compiled:
+            left = timer.left()
+            if left is not None and left <= 0:
+                problems.append(slow_cell_problem(cell, timer, ran=False))
+                continue
+            try:
+                with self.guard:
+                    timer.start(left)
+                    try:
+                        exec(code, self.namespace)
+                    finally:
+                        timer.stop()
+            except CellTooSlow:
+                problems.append(slow_cell_problem(cell, timer, ran=True))
+            except ImportBlocked:
+                raise
+            except BaseException as exc:  # SystemExit and KeyboardInterrupt included
+                problems.append(
+                    {
+                        "cell": cell["index"],
+                        # Memory is an outcome of its own, not a name the code failed to define.
+                        "kind": "out_of_memory" if isinstance(exc, MemoryError) else "raised",
+                        "message": student_traceback(exc, cell["label"]),
+                    }
+                )
+        return problems
+
     def call(self, request):
         if request["op"] == "kept":
             kept, self.kept = self.kept, None
             return kept if kept is not None else {"ok": None}
-        self.kept = None
+        if request["op"] == "held":
+            held, self.held = self.held, None
+            return plain_answer(held)
+        self.kept = self.held = None
         answer = self.answer(request)
+        if "inputs" in request and "ok" in answer:
+            arguments = [request.get("args", []), request.get("kwargs", {})]
+            self.held = arguments
+            answer["inputs"] = inputs_digest(request["inputs"], arguments)
         if "digest" in request and "ok" in answer:
             self.kept = answer
             return {"digest": answer_digest(request["digest"], answer)}
@@ -412,8 +529,8 @@ class Session:
 
     def answer(self, request):
         kwargs = request.get("kwargs", {})
-        # Whether a call changed its arguments is not reported: the submission runs in
-        # this process and could rewrite any such report, so no score may rest on it.
+        # The arguments are this worker's own copy, made from the grader's JSON: a call
+        # asked about them (see `call`) is judged on a digest keyed anew for that call.
         answer = {}
         try:
             args = self.arguments(request)
@@ -428,11 +545,8 @@ class Session:
                 # later call before this answer has come back.
                 self.handles[request["handle"]] = result
                 answer["handle"] = request["handle"]
-            elif is_plain(result):
-                answer["ok"] = result
             else:
-                # The grader decodes only answers that hold stand-ins for non-plain values.
-                answer["ok"], answer["tagged"] = encode(result), True
+                answer = plain_answer(result)
         except BaseException as exc:  # the submission's exception is an answer, not a crash
             answer = {"raised": describe_exception(exc)}
         return answer
@@ -460,7 +574,8 @@ def serve(requests, answers):
     for line in requests:
         request = json.loads(line)
         if request["op"] == "load":
-            send(answers, session.load(request["cells"], request.get("local_modules", ())))
+            cells, local_modules = request["cells"], request.get("local_modules", ())
+            send(answers, session.load(cells, local_modules, request.get("seconds")))
         elif request["op"] == "calls":
             for call in request["calls"]:
                 send(answers, session.call(call))

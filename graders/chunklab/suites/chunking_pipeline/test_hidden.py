@@ -9,12 +9,15 @@ import pytest
 
 from chunklab.suites.checks import (
     Lazy,
+    RuleBroken,
     building_on,
     call_text,
+    character_difference,
     expect,
     expect_for_all,
     expect_list_of_strings,
     expect_raises,
+    fail,
     result_of,
     same_value,
     shorten,
@@ -201,6 +204,9 @@ def test_char_start_on_repeated_text(submission):
             expected=f"chunk {k}'s char_start to be {start}, where it was cut from",
             got=chunk["char_start"],
         )
+    # With short chunks dropped, a kept chunk may start far after the kept one before it,
+    # past other places where its text appears.
+    check_dropping(submission, "Echo. Hi. " * 12, (20, 2), 17)
 
 
 @pytest.mark.rule(
@@ -274,6 +280,215 @@ def test_batch_counts_index_per_document(submission):
             expected=f"the chunks of {doc['id']!r} to have chunk_index 0, 1, 2, ...",
             got=indexes,
         )
+
+
+@pytest.mark.rule(
+    "process_document and process_batch never change what they are given: the document, its "
+    "metadata and the list of documents are, after the call, as they were sent."
+)
+@pytest.mark.points(2)
+def test_inputs_left_as_they_were(submission):
+    pipe = keep_all(submission, 30, 5)
+    metadata = {"lang": "en", "tags": ["cat", "night"]}
+    doc = {"id": "kept", "title": "A cat", "body": STORY, "metadata": metadata}
+    check_unchanged(pipe, "process_document", doc, "document")
+    check_unchanged(
+        pipe, "process_document", {"id": "bare", "title": "Bare", "body": WORDS}, "document"
+    )
+    docs = [
+        {"id": "one", "title": "A cat", "body": STORY, "metadata": {"lang": "en"}},
+        {"id": "two", "title": "A fox", "body": WORDS, "metadata": None},
+        {"id": "three", "title": "Nothing"},
+    ]
+    check_unchanged(pipe, "process_batch", docs, "list of documents")
+
+
+def check_unchanged(pipe: Pipeline, name: str, argument: Any, what: str) -> None:
+    """The call leaves its argument as it was sent, as the worker's own copy shows."""
+    method = named(getattr(pipe.instance, name).watching_inputs(), f"{pipe.label}.{name}")
+    returned = result_of(method, (argument,))
+    if returned.changed:
+        args = returned.left[0] if isinstance(returned.left, list) and returned.left else []
+        left = args[0] if isinstance(args, list) and args else returned.left
+        fail(
+            given=pipe.given(name, argument),
+            expected=f"the {what} given to be, after the call, as it was sent",
+            got=Described(f"{what_changed(argument, left)}; after the call it held {plain(left)}"),
+        )
+
+
+def what_changed(sent: Any, left: Any, where: str = "it") -> str:
+    """The first difference between a value sent and the value a call left, in words."""
+    if isinstance(sent, dict) and isinstance(left, dict):
+        for key in sent:
+            if key not in left:
+                return f"{where} lost the key {key!r}"
+            if not same_value(left[key], sent[key]):
+                return what_changed(sent[key], left[key], f"{where}[{key!r}]")
+        added = [key for key in left if key not in sent]
+        return f"{where} gained the key {added[0]!r}" if added else f"{where} changed"
+    if isinstance(sent, list) and isinstance(left, list):
+        if len(left) != len(sent):
+            return f"{where} held {len(left)} items instead of {len(sent)}"
+        for k, (a, b) in enumerate(zip(sent, left, strict=True)):
+            if not same_value(b, a):
+                return what_changed(a, b, f"{where}[{k}]")
+    return f"{where} became {shorten(left, 80)} instead of {shorten(sent, 80)}"
+
+
+# --- Pipelines and calls apart ----------------------------------------------------------
+
+# Two texts of the same length that begin alike for 80 characters and then differ.
+TWINS = (
+    "Twins begin alike. They share their first lines, word for word and mark for mark! "
+    "Then one goes on about the sea. The waves come in. It ends here.",
+    "Twins begin alike. They share their first lines, word for word and mark for mark! "
+    "But the other speaks of hills? Green ones, many. It stops there.",
+)
+
+
+def follows_cutting_rules(pipe: Pipeline, text: str, chunks: list[str]) -> bool:
+    try:
+        check_cuts(pipe, text, chunks)
+    except RuleBroken as broken:
+        if broken.raised:
+            raise
+        return False
+    return True
+
+
+class Answered:
+    """The answers of earlier calls that followed the cutting rules, each named by its call."""
+
+    def __init__(self) -> None:
+        self.right: list[tuple[str, list[str]]] = []
+
+    def note(self, call: str, chunks: list[str], right: bool) -> None:
+        if right:
+            self.right.append((call, chunks))
+
+    def check(self, pipe: Pipeline, text: str, chunks: list[str]) -> bool:
+        """`chunks` are not an earlier call's right answer where that answer is wrong.
+
+        Only an answer carried over from another call (the same chunks, or chunks cut
+        at the same places) breaks this rule: a chunk cut in the wrong place, as on
+        every call, is the cutting rules' own to judge. Whether `chunks` follow them.
+        """
+        right = follows_cutting_rules(pipe, text, chunks)
+        lengths = [len(chunk) for chunk in chunks]
+        for call, answer in self.right:
+            if not right and (answer == chunks or [len(c) for c in answer] == lengths):
+                how = "exactly" if answer == chunks else "cut at the same places as"
+                fail(
+                    given=pipe.given("chunk_text", text),
+                    expected="chunks cut from this text with this pipeline's own settings; "
+                    f"these are {how} the chunks of an earlier call, {call}",
+                    got=chunks,
+                )
+        return right
+
+
+@pytest.mark.rule(
+    "Each pipeline keeps its own settings: pipelines made before or after it, with other "
+    "settings, never change what it returns."
+)
+@pytest.mark.points(2)
+def test_each_pipeline_keeps_its_own_settings(submission):
+    first = keep_all(submission, 40, 5)
+    every = first.chunk_text(SENTENCES)
+    answered = Answered()
+    answered.note(
+        f"{first.label}.chunk_text(the same text)",
+        every,
+        follows_cutting_rules(first, SENTENCES, every),
+    )
+    # Pipelines that differ from the first in one setting each, made after it; after each,
+    # the first one again.
+    for settings in ({"min_chunk_size": 30}, {"overlap": 12}, {"chunk_size": 25}):
+        pipe = Pipeline(submission, **{**first.settings, **settings})
+        chunks = pipe.chunk_text(SENTENCES)
+        if pipe.min_chunk_size:
+            kept = [chunk for chunk in every if len(chunk) >= pipe.min_chunk_size]
+            expect(
+                chunks == kept,
+                given=pipe.given("chunk_text", SENTENCES),
+                expected=f"the chunks of {first.label} that are at least "
+                f"{pipe.min_chunk_size} long: {shorten(kept)}"
+                + (f"; these are exactly the chunks of {first.label}" if chunks == every else ""),
+                got=chunks,
+            )
+            right = True
+        else:
+            right = answered.check(pipe, SENTENCES, chunks)
+        answered.note(f"{pipe.label}.chunk_text(the same text)", chunks, right)
+        answered.check(first, SENTENCES, first.chunk_text(SENTENCES))
+
+
+@pytest.mark.rule(
+    "Each call answers for the text it is given: a text of the same length and beginning as "
+    "one given before is chunked on its own."
+)
+@pytest.mark.points(1)
+def test_each_text_is_chunked_on_its_own(submission):
+    pipe = keep_all(submission, 30, 4)
+    answered = Answered()
+    for text in (*TWINS, TWINS[0]):
+        chunks = pipe.chunk_text(text)
+        right = answered.check(pipe, text, chunks)
+        answered.note(f"{pipe.label}.chunk_text({shorten(text, 60)})", chunks, right)
+
+
+# Text that cleaning up would change: a byte order mark, zero-width characters, accents
+# written as their own combining character (U+0301 after e), the same accent in one character.
+INVISIBLE = (
+    "\ufeffFirst line here. Then a zero\u200bwidth space! And a word\ufeffjoined? "
+    "Cafe\u0301 au lait, caf\u00e9 noir. Cre\u0300me bru\u0302le\u0301e for two. End."
+)
+
+
+@pytest.mark.rule(
+    "Nothing in the text is removed or changed before cutting: a byte order mark at its start, "
+    "zero-width characters (U+200B, U+FEFF) and accents written as a character of their own "
+    "stay in the chunks exactly as they are."
+)
+@pytest.mark.points(1)
+def test_invisible_characters_stay(submission):
+    for chunk_size, overlap in ((20, 4), (33, 0), (45, 9)):
+        pipe = keep_all(submission, chunk_size, overlap)
+        chunks = pipe.chunk_text(INVISIBLE)
+        expect_pieces(INVISIBLE, chunks, pipe.given("chunk_text", INVISIBLE))
+    # Settings of its own: the document's chunks are judged apart from chunk_text's.
+    pipe = keep_all(submission, 37, 6)
+    doc = {"id": "cafe", "title": "Caf\u00e9", "body": INVISIBLE}
+    chunks = pipe.process_document(doc)
+    given = pipe.given("process_document", doc)
+    expect_pieces(INVISIBLE, [chunk["text"] for chunk in chunks], given)
+
+
+def expect_pieces(text: str, chunks: list[str], given: str | Lazy) -> None:
+    """The first chunk begins the text, and every chunk is a piece of it, character for
+    character (where each one starts is the cutting rules' to judge)."""
+    if chunks and not text.startswith(chunks[0]):
+        piece = text[: len(chunks[0])]
+        fail(
+            given=given,
+            expected=f"chunk 0 to begin the text with its own characters: "
+            f"{shorten(piece)}{character_difference(chunks[0], piece)}",
+            got=chunks[0],
+        )
+    for k, chunk in enumerate(chunks):
+        if chunk not in text:
+            # The text where the chunk's longest beginning found in it goes on.
+            same = next(n for n in range(len(chunk), -1, -1) if chunk[:n] in text)
+            at = text.find(chunk[:same])
+            piece = text[at : at + len(chunk)]
+            fail(
+                given=given,
+                expected=f"chunk {k} to be a piece of the text, character for character; "
+                f"the text has {shorten(piece)} where it has {shorten(chunk)}"
+                f"{character_difference(chunk, piece)}",
+                got=chunk,
+            )
 
 
 # --- Properties on random texts -----------------------------------------------------------
