@@ -141,9 +141,14 @@ class ScriptedProcFiles:
         self,
         cpu: list[tuple[float | None, float | None]] | None = None,
         sizes: list[float] | None = None,
+        delays: list[float] | None = None,
     ) -> None:
         self.sizes = iter(sizes or [])
         self.cpus = iter(cpu or [])
+        self.delays = iter(delays or [])
+
+    def run_delay(self) -> float | None:
+        return next(self.delays, None)
 
     def resident_mb(self) -> float | None:
         return next(self.sizes, None)
@@ -217,6 +222,18 @@ def test_a_call_that_only_waits_is_stopped_at_its_wall_clock_ceiling():
         "(look for a sleep, or for reading input or waiting on another process that never "
         "answers)."
     )
+
+
+def test_a_call_that_computes_on_a_busy_machine_never_reaches_the_wall_clock_ceiling():
+    # A twentieth of a CPU: the main thread waits for one 95% of the time.
+    looks = [0.5 * n for n in range(40)]
+    cpu = [(0.025 * n, 0.025 * n) for n in range(40)]
+    delays = [0.475 * n for n in range(40)]
+    watch = CallWatch(ScriptedProcFiles(cpu, delays=delays), CallLimit(1.0, 512), now=0.0)
+    for now in looks:
+        watch.look(now, 99.0)
+    last = Reading(looks[-1], CpuUse(*cpu[-1]), delays[-1])
+    assert watch.waiting_time(last) < 1.0 and looks[-1] > WALL_FACTOR * 1.0
 
 
 def test_the_graders_work_on_the_limit_is_left_out_of_the_wall_clock_ceiling(monkeypatch):

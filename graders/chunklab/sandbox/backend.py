@@ -47,7 +47,8 @@ class SandboxBackend(Backend):
         self.limits = limits
         self.reference = (reference or ReferenceTimes(None)).mirror()
         self.worker: Worker | None = None
-        # The submission's own time so far (CPU, as its calls' own time), and by the clock.
+        # The submission's own time so far (CPU, as its calls' own time), and by the clock
+        # less its waits for a CPU.
         self.spent = 0.0
         self.spent_wall = 0.0
         self.timed_out_in_test = False
@@ -224,7 +225,7 @@ class SandboxBackend(Backend):
         Generous: a call's own limit and the ceiling in proportion to it are its
         watch's (call_watch.py); this one only bounds a worker that is not watched.
         """
-        return min(WALL_FACTOR * self.limits.call_seconds, self._wall_left(spending))
+        return min(10 * WALL_FACTOR * self.limits.call_seconds, self._wall_left(spending))
 
     def _wall_left(self, spending: float = 0.0) -> float:
         """What is left of the submission's wall-clock ceiling."""
@@ -234,7 +235,10 @@ class SandboxBackend(Backend):
     def _spend(self, worker: Worker, started: float, mark: Reading) -> None:
         """Count a request's own time (CPU) and its time by the clock as the submission's."""
         self.spent += max(0.0, worker.own_seconds_since(mark))
-        self.spent_wall += time.monotonic() - started
+        # By the clock, less the waits for a CPU: a busy machine does not spend it.
+        self.spent_wall += worker.waiting_seconds_since(mark) if worker.alive else (
+            time.monotonic() - started
+        )
         if not worker.alive:
             self._note_output(worker)
 

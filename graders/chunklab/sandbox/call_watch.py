@@ -7,8 +7,10 @@ and a submission that hands its work to other threads or processes is charged
 for that work. Where no CPU count can be read, own time is wall-clock time.
 
 Wall-clock time is only a ceiling, `WALL_FACTOR` times the own limit, for
-code that waits (sleeps, blocks on a pipe) and so spends no CPU. The grader's
-own work while a call runs (working out the call's limit) is left out of it.
+code that waits (sleeps, blocks on a pipe) and so spends no CPU. Left out of
+it: the grader's own work while a call runs (working out the call's limit),
+and the time the worker's main thread waited for a CPU (Linux counts it in
+`/proc/<pid>/schedstat`), so no load brings computing code to that ceiling.
 
 Memory: a call whose worker keeps growing fast enough to reach the memory
 limit before its time is up is stopped then, not when it reaches the limit.
@@ -85,10 +87,12 @@ class Verdict(Exception):
 
 @dataclass(frozen=True)
 class Reading:
-    """What one look saw: when, and the CPU used so far."""
+    """What one look saw: when, the CPU used so far, and how long the worker's main thread
+    has waited for a CPU so far (0 where the system does not say)."""
 
     now: float
     cpu: CpuUse
+    waited: float = 0.0
 
 
 class ProcFiles:
@@ -109,6 +113,11 @@ class ProcFiles:
             except OSError:
                 self.fds[name] = None
         return self.fds[name]
+
+    def run_delay(self) -> float | None:
+        """Seconds the worker's main thread has waited for a CPU so far, if the system says."""
+        fields = self._read(self._fd("schedstat"))
+        return int(fields[1]) / 1e9 if len(fields) >= 2 else None
 
     def resident_mb(self) -> float | None:
         """The worker's resident memory (what it has filled, not only reserved)."""
@@ -184,7 +193,7 @@ class CallWatch:
         return max(SOONEST_LOOK, min(LOOK_EVERY, self.limit.own_seconds - self.spent))
 
     def read(self, now: float) -> Reading:
-        return Reading(now, self.files.cpu())
+        return Reading(now, self.files.cpu(), self.files.run_delay() or 0.0)
 
     def look(self, now: float, deadline: float) -> None:
         """Raise `Verdict` when the call has spent its own time, waited past its wall-clock
@@ -195,9 +204,16 @@ class CallWatch:
         self.spent = self.own_time(reading)
         if self.spent >= self.limit.own_seconds:
             raise Verdict(out_of_own_time())
-        if now - self.started - self.grader_seconds >= self.limit.wall_seconds:
+        if self.waiting_time(reading) >= self.limit.wall_seconds:
             raise Verdict(out_of_wall_time())
         self._watch_memory(now, deadline)
+
+    def waiting_time(self, reading: Reading) -> float:
+        """The call's time by the clock, less the grader's work during it and the time the
+        worker's main thread waited for a CPU (a busy machine's share, not the code's)."""
+        assert self.first_look is not None
+        waited = reading.waited - self.first_look.waited
+        return reading.now - self.started - self.grader_seconds - waited
 
     def own_time(self, reading: Reading) -> float:
         """The CPU every thread and process of the worker used since the first look."""

@@ -217,7 +217,8 @@ class WorkerProcess:
         """What the worker has spent so far: `own_seconds_since` a mark gives its own time."""
         if self.proc_files is None or not self.alive:
             return Reading(time.monotonic(), CpuUse(None, None))
-        return Reading(time.monotonic(), self.proc_files.cpu())
+        files = self.proc_files
+        return Reading(time.monotonic(), files.cpu(), files.run_delay() or 0.0)
 
     def own_seconds_since(self, mark: Reading) -> float:
         """The worker's own time since `mark`, counted as a call's own time is; for a
@@ -225,6 +226,11 @@ class WorkerProcess:
         if not self.alive and self.watch is not None:
             return self.watch.spent
         return own_seconds(mark, self.own_mark())
+
+    def waiting_seconds_since(self, mark: Reading) -> float:
+        """Time by the clock since `mark`, less the main thread's waits for a CPU."""
+        now = self.own_mark()
+        return now.now - mark.now - max(0.0, now.waited - mark.waited)
 
     def cpu_seconds_since(self, mark: Reading) -> float | None:
         """The CPU every thread and process of the worker used since `mark`, where known."""

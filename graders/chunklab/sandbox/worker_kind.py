@@ -49,6 +49,10 @@ class Worker(Protocol):
         """The worker's own time since `mark`, counted as a call's own time is."""
         ...
 
+    def waiting_seconds_since(self, mark: Reading) -> float:
+        """Time by the clock since `mark`, less the time the worker waited for a CPU."""
+        ...
+
     def cpu_seconds_since(self, mark: Reading) -> float | None:
         """The CPU every thread and process of the worker used since `mark`, where known."""
         ...
