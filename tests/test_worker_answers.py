@@ -19,6 +19,7 @@ from chunklab.running.submission_proxy import (
     answer_value,
     decode,
 )
+from chunklab.sandbox import worker_main
 from chunklab.sandbox.answer_shape import (
     BROKEN_PROTOCOL,
     MAX_MESSAGE,
@@ -123,6 +124,34 @@ def test_subclasses_of_str_and_list_cross_as_the_plain_values_they_hold(session)
     assert value == ["a", "b"]
     assert type(value) is list
     assert [type(item) for item in value] == [str, str]
+
+
+def test_a_list_of_strings_is_told_plain_without_a_step_per_item(monkeypatch):
+    calls = []
+    real = worker_main.is_plain
+    monkeypatch.setattr(
+        worker_main, "is_plain", lambda value, depth=0: calls.append(1) or real(value, depth)
+    )
+    assert worker_main.is_plain(["a", "b", "c"] * 100)
+    assert calls == [1]
+    assert not worker_main.is_plain(["a", ("b",), "c"])
+    assert worker_main.is_plain([["a"], {"k": [1, 2.5, None]}])
+
+
+def test_a_kept_answer_is_sent_as_the_json_its_digest_was_made_of(monkeypatch):
+    session = worker_main.Session()
+    session.load([{"index": 0, "label": "submission.py", "source": CODE}])
+    made = []
+    real = json.dumps
+    monkeypatch.setattr(worker_main.json, "dumps", lambda value: made.append(value) or real(value))
+    key = "ab" * 32
+    asked = {"op": "call", "name": "give", "args": ["chunks"], "kwargs": {}, "digest": key}
+    digest = session.call(asked)["digest"]
+    kept = session.kept
+    line = worker_main.answer_line(session.call({"op": "kept", "name": "give"}), kept)
+    # The answer's JSON is made once, for the digest, and sent as it is.
+    assert [value for value in made if "ok" in value] == [json.loads(line)]
+    assert digest == worker_main.digest_of_bytes(key, line.encode())
 
 
 def test_arguments_left_alone_are_not_sent_back(session):

@@ -21,6 +21,7 @@ import traceback
 import types
 
 PLAIN_SCALARS = (str, int, bool, type(None))
+ONLY_STR = {str}
 MAX_REPR = 300
 MAX_DEPTH = 60
 MAX_MESSAGE = 500
@@ -290,6 +291,10 @@ def is_plain(value, depth=0):
     if depth > MAX_DEPTH:
         return False
     if kind is list:
+        # The common answer, a list of str, is told at C speed: a long document's has
+        # a hundred thousand chunks.
+        if not value or set(map(type, value)) == ONLY_STR:
+            return True
         return all(is_plain(item, depth + 1) for item in value)
     if kind is dict:
         return all(type(key) is str and is_plain(item, depth + 1) for key, item in value.items())
@@ -318,15 +323,15 @@ def encode(value, depth=0):
     return {"$unplain": kind.__name__, "repr": safe_repr(value)}
 
 
-def answer_digest(key, answer):
-    """A digest of `answer` as it would be sent, keyed by the grader for this one call.
+def answer_digest(key, line):
+    """A digest of an answer's JSON `line` as it would be sent, keyed by the grader for this call.
 
     The grader compares it with the digest of the answer it expects, so a long
     answer that is right need not cross. The key is new for every call and
     covers the whole answer: nothing about the digest can be worked out before
     the call, so only the right answer itself, made within the call, gives it.
     """
-    return digest_of_bytes(key, json.dumps(answer).encode())
+    return digest_of_bytes(key, line.encode())
 
 
 def inputs_digest(key, arguments):
@@ -396,7 +401,8 @@ class Session:
         sys.modules["submission"] = module
         self.namespace = module.__dict__
         self.handles = {}
-        # The last answer sent as a digest, until the grader asks for it or makes another call.
+        # The last answer sent as a digest and its JSON line, until the grader asks for it
+        # or makes another call.
         self.kept = None
         # The arguments of the last call asked about them, as the call left them.
         self.held = None
@@ -501,21 +507,22 @@ class Session:
         return problems
 
     def call(self, request):
+        kept, self.kept = self.kept, None
         if request["op"] == "kept":
-            kept, self.kept = self.kept, None
-            return kept if kept is not None else {"ok": None}
+            return kept[0] if kept is not None else {"ok": None}
         if request["op"] == "held":
             held, self.held = self.held, None
             return plain_answer(held)
-        self.kept = self.held = None
+        self.held = None
         answer = self.answer(request)
         if "inputs" in request and "ok" in answer:
             arguments = [request.get("args", []), request.get("kwargs", {})]
             self.held = arguments
             answer["inputs"] = inputs_digest(request["inputs"], arguments)
         if "digest" in request and "ok" in answer:
-            self.kept = answer
-            return {"digest": answer_digest(request["digest"], answer)}
+            # Its JSON is made once: for the digest, and to be sent as it is if asked for.
+            self.kept = answer, json.dumps(answer)
+            return {"digest": answer_digest(request["digest"], self.kept[1])}
         return answer
 
     def arguments(self, request):
@@ -552,7 +559,7 @@ class Session:
         return answer
 
 
-def send(answers, answer):
+def send(answers, line):
     # What the submission printed goes to the grader's capped output pipe now,
     # not when the worker is ended.
     for stream in (sys.stdout, sys.stderr):
@@ -560,8 +567,15 @@ def send(answers, answer):
             stream.flush()
         except BaseException:
             pass
-    answers.write(json.dumps(answer) + "\n")
+    answers.write(line + "\n")
     answers.flush()
+
+
+def answer_line(answer, kept):
+    """The JSON line that carries an answer: a kept answer's was made with its digest."""
+    if kept is not None and answer is kept[0]:
+        return kept[1]
+    return json.dumps(answer)
 
 
 def serve(requests, answers):
@@ -575,12 +589,14 @@ def serve(requests, answers):
         request = json.loads(line)
         if request["op"] == "load":
             cells, local_modules = request["cells"], request.get("local_modules", ())
-            send(answers, session.load(cells, local_modules, request.get("seconds")))
+            send(answers, json.dumps(session.load(cells, local_modules, request.get("seconds"))))
         elif request["op"] == "calls":
             for call in request["calls"]:
-                send(answers, session.call(call))
+                kept = session.kept
+                send(answers, answer_line(session.call(call), kept))
         else:
-            send(answers, session.call(request))
+            kept = session.kept
+            send(answers, answer_line(session.call(request), kept))
 
 
 if __name__ == "__main__":
