@@ -7,7 +7,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal, get_args
 
 # The values the report schema allows; mypy holds the code to them.
-Status = Literal["graded", "error"]
+# "not_attempted": the student's copy of the given file is untouched (nothing to grade).
+Status = Literal["graded", "error", "not_attempted"]
 Outcome = Literal["passed", "failed", "error", "timeout"]
 Visibility = Literal["visible", "hidden"]
 Isolation = Literal["namespaces", "process", ""]
@@ -114,6 +115,9 @@ class GradeReport:
     student: str = ""
     # What the sandbox could not keep apart on this machine (codes in the README).
     isolation_gaps: tuple[str, ...] = ()
+    # From an LMS download: handed in after the deadline, and the id the LMS knows the student by.
+    late: bool = False
+    lms_id: str = ""
 
     def __post_init__(self) -> None:
         # However many files or cells a submission holds, its report stays small.
@@ -137,6 +141,9 @@ class GradeReport:
             "duration_s": round(self.duration_s, DURATION_DIGITS),
             "isolation": self.isolation,
             "isolation_gaps": list(self.isolation_gaps),
+            # Only what an LMS download told, so other reports read as they always did.
+            **({"late": True} if self.late else {}),
+            **({"lms_id": self.lms_id} if self.lms_id else {}),
         }
 
     @classmethod
@@ -171,6 +178,8 @@ class GradeReport:
                 isolation_gaps=tuple(
                     text(gap, "isolation gap") for gap in data.get("isolation_gaps", [])
                 ),
+                late=data.get("late", False) is True,
+                lms_id=text(data.get("lms_id", ""), "lms_id"),
             )
         except (KeyError, TypeError) as error:
             raise ReportFormatError(f"not a grade report: {error!r}") from None
