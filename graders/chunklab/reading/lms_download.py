@@ -245,8 +245,15 @@ class CanvasStudent:
     staged: Staged
     name: str
     late: bool
-    # The first attachment's id: Canvas attaches a feedback file named with it.
-    attachment: str = ""
+    # Each file's attachment id: Canvas attaches a feedback file named with a graded one's.
+    attachments: dict[str, str] = field(default_factory=dict)
+
+    def graded_attachment(self) -> str:
+        graded = [
+            self.attachments.get(shown.split(": ")[0], "")
+            for shown in self.staged.originals.values()
+        ]
+        return next((a for a in graded if a), next(iter(self.attachments.values()), "0"))
 
 
 def canvas_download(
@@ -275,11 +282,11 @@ def canvas_download(
                 )
             )
             continue
-        student.attachment = student.attachment or parts["attachment"]
+        student.attachments[shown] = parts["attachment"]
         add_copy(student.staged, folder / entry.name, parts["file"], shown, order, limit)
     for key, student in students.items():
         mark = "_LATE" if student.late else ""
-        feedback = f"{student.name}{mark}_{key}_{student.attachment or '0'}_feedback.html"
+        feedback = f"{student.name}{mark}_{key}_{student.graded_attachment()}_feedback.html"
         yield from handed_of(
             student.staged, lesson_id, limit, key, student.name, student.late, feedback
         )

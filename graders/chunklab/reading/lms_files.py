@@ -59,6 +59,8 @@ def plain_name(original: str) -> PlainName | None:
         new = f"{lessons[0]}{suffix}"
     else:
         new = f"{stem}{suffix}"
+    if copy_mark:
+        notes.append(f"it is upload or copy number {copy} of the file")
     if new != original and not notes:
         notes.append("its name was not the lesson's file name")
     note = f"{original} was graded as {new}: {', '.join(notes)}" if new != original else ""
