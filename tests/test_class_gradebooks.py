@@ -61,7 +61,8 @@ def test_a_class_with_a_roster_gives_three_gradebooks_and_the_lms_files(chunklab
     result = chunklab(
         "grade", "--jobs", "1", "--out", out, "--roster", roster, "--lms", "canvas", school
     )
-    assert result.exit_code == 0
+    # zed is in no roster: everything is written, and the exit status says so.
+    assert result.exit_code == 4
     reports = {(r["student"], r["lesson"]): r for r in result.reports}
     assert list(reports) == [
         ("alice", "char_chunk"),
@@ -80,18 +81,18 @@ def test_a_class_with_a_roster_gives_three_gradebooks_and_the_lms_files(chunklab
 
     assert rows_of(out / "gradebook.csv") == [
         ["student", "lesson", "score", "max_score", "percent", "status", "first_error",
-         "submission", "roster"],
-        ["alice", "char_chunk", c, c, "100", "graded", "", sub("alice", "char_chunk"), ""],
-        ["alice", "word_chunk", "0", w, "0", "graded", "", sub("alice", "word_chunk"), ""],
-        ["bob", "char_chunk", "0", c, "0", "error", syntax, sub("bob", "char_chunk"), ""],
+         "submission", "roster", "late", "note"],
+        ["alice", "char_chunk", c, c, "100", "graded", "", sub("alice", "char_chunk"), "", "", ""],
+        ["alice", "word_chunk", "0", w, "0", "graded", "", sub("alice", "word_chunk"), "", "", ""],
+        ["bob", "char_chunk", "0", c, "0", "error", syntax, sub("bob", "char_chunk"), "", "", ""],
         # The roster's spelling of a name is the one the gradebook uses.
-        ["Carol", "word_chunk", w, w, "100", "graded", "", sub("carol", "word_chunk"), ""],
+        ["Carol", "word_chunk", w, w, "100", "graded", "", sub("carol", "word_chunk"), "", "", ""],
         ["zed", "char_chunk", c, c, "100", "graded", "", sub("zed", "char_chunk"),
-         "not in roster"],
-        ["bob", "word_chunk", "0", w, "0", "missing", NO_SUBMISSION, "", ""],
-        ["Carol", "char_chunk", "0", c, "0", "missing", NO_SUBMISSION, "", ""],
-        ["dan", "char_chunk", "0", c, "0", "missing", NO_SUBMISSION, "", ""],
-        ["dan", "word_chunk", "0", w, "0", "missing", NO_SUBMISSION, "", ""],
+         "not in roster", "", ""],
+        ["bob", "word_chunk", "0", w, "0", "missing", NO_SUBMISSION, "", "", "", ""],
+        ["Carol", "char_chunk", "0", c, "0", "missing", NO_SUBMISSION, "", "", "", ""],
+        ["dan", "char_chunk", "0", c, "0", "missing", NO_SUBMISSION, "", "", "", ""],
+        ["dan", "word_chunk", "0", w, "0", "missing", NO_SUBMISSION, "", "", "", ""],
     ]  # fmt: skip
     assert rows_of(out / "gradebook_wide.csv") == [
         ["student", "char_chunk", "word_chunk", "total"],
@@ -104,10 +105,11 @@ def test_a_class_with_a_roster_gives_three_gradebooks_and_the_lms_files(chunklab
     assert rows_of(out / "gradebook_canvas.csv") == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "char_chunk", "word_chunk"],
         ["Points Possible", "", "", "", "", c, w],
+        # Graded cells hold the grade (bob's syntax error earned 0); nothing handed in is empty.
         ["A, Alice", "101", "s1", "alice", "Sec1", c, "0"],
-        ["B, Bob", "102", "s2", "bob", "Sec1", "0", "0"],
-        ["C, Carol", "103", "s3", "Carol", "Sec2", "0", w],
-        ["D, Dan", "104", "s4", "dan", "Sec2", "0", "0"],
+        ["B, Bob", "102", "s2", "bob", "Sec1", "0", ""],
+        ["C, Carol", "103", "s3", "Carol", "Sec2", "", w],
+        ["D, Dan", "104", "s4", "dan", "Sec2", "", ""],
     ]
     rules = rows_of(out / "rules.csv")
     assert rules[0] == ["student", "lesson", "rule", "outcome", "points"]
@@ -129,7 +131,13 @@ def test_a_class_with_a_roster_gives_three_gradebooks_and_the_lms_files(chunklab
     summary = json.loads((out / "summary.json").read_text())
     assert summary["not_in_roster"] == ["zed"]
     assert summary["statuses"] == {"graded": 4, "error": 1, "missing": 4}
+    assert summary["roster"] == {
+        "matched": 4, "unmatched": 1, "missing": 1, "match_rate": 0.8,
+        "unmatched_submissions": [sub("zed", "char_chunk")], "missing_students": ["dan"],
+    }  # fmt: skip
     assert "zed_char_chunk.py is by zed, who is not in the roster" in result.stderr
+    assert "roster: 4 of 5 submission(s) matched (80%)" in result.stderr
+    assert ">Unmatched</dt><dd>" in (out / "report.html").read_text()
 
 
 def test_a_moodle_roster_matches_students_by_email_and_gives_moodles_file(
@@ -140,17 +148,20 @@ def test_a_moodle_roster_matches_students_by_email_and_gives_moodles_file(
     out = tmp_path / "out"
     result = chunklab(
         "grade", "--jobs", "1", "--out", out, "--roster", roster, "--lms", "moodle",
-        "--lesson", "char_chunk", school,
+        "--lesson", "char_chunk", "--allow-unmatched", school,
     )  # fmt: skip
     assert result.exit_code == 0
     c = f"{result.reports[0]['max_score']:g}"
-    assert rows_of(out / "gradebook_moodle.csv") == [
+    rows = rows_of(out / "gradebook_moodle.csv")
+    assert [row[:5] for row in rows] == [
         ["First name", "Last name", "ID number", "Email address", "char_chunk"],
         ["Alice", "A", "1001", "alice@uni.example", c],
         ["Bob", "B", "1002", "bob@uni.example", "0"],
         ["Carol", "C", "1003", "carol@uni.example", "0"],
-        ["Dan", "D", "1004", "dan@uni.example", "0"],
+        ["Dan", "D", "1004", "dan@uni.example", ""],
     ]
+    assert rows[0][5] == "char_chunk feedback"
+    assert rows[1][5] == f"{c} of {c} points; the feedback file says rule by rule."
     wide = rows_of(out / "gradebook_wide.csv")
     assert wide[0] == ["student", "char_chunk", "total"]
     assert [row[0] for row in wide[1:]] == [

@@ -55,7 +55,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
     roster.write_text(ROSTER)
     out = root / "out"
     stdout, stderr = io.StringIO(), io.StringIO()
-    args = ["grade", str(folder), "--out", str(out), "--roster", str(roster), "--lms", "canvas"]
+    args = ["grade", str(folder), "--out", str(out), "--roster", str(roster), "--lms", "canvas",
+            "--allow-unmatched"]  # fmt: skip
     with (
         pytest.MonkeyPatch.context() as patch,
         contextlib.redirect_stdout(stdout),

@@ -58,7 +58,19 @@ def test_an_interrupted_run_keeps_what_it_graded_and_resume_grades_the_rest(
     assert stopped.exit_code == 130
     assert "interrupted: 1 of 3 graded; rerun with --resume" in stopped.stderr
     assert [r["student"] for r in stopped.reports] == ["a"]
-    assert students_in(out / "gradebook.csv") == ["a"]
+    # Every class file says the run is partial, and how much of it was graded.
+    with (out / "gradebook.csv").open(newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [row["student"] for row in rows] == ["a", "(run interrupted)"]
+    assert (rows[1]["status"], rows[1]["first_error"]) == (
+        "interrupted",
+        "graded 1 of 3; rerun with --resume",
+    )
+    partial = json.loads((out / "summary.json").read_text())
+    assert (partial["interrupted"], partial["graded"], partial["found"]) == (True, 1, 3)
+    assert "The run was interrupted: 1 of 3 submission(s) were graded" in (
+        out / "report.html"
+    ).read_text()
     monkeypatch.undo()
     monkeypatch.chdir(Path(__file__).resolve().parent.parent)
     spied: list[list[str]] = []

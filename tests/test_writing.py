@@ -110,9 +110,9 @@ def test_gradebook_rows_hold_student_percent_and_first_error():
     )
     entries = [entry_of(replace(REPORT, student="alice")), entry_of(error)]
     assert gradebook_csv(entries).splitlines() == [
-        "student,lesson,score,max_score,percent,status,first_error,submission,roster",
-        "alice,char_chunk,1,3,33.3,graded,,class/alice/char_chunk.py,",
-        "bob,char_chunk,0,3,0,error,Python cannot read your file,bob_char_chunk.py,",
+        "student,lesson,score,max_score,percent,status,first_error,submission,roster,late,note",
+        "alice,char_chunk,1,3,33.3,graded,,class/alice/char_chunk.py,,,",
+        "bob,char_chunk,0,3,0,error,Python cannot read your file,bob_char_chunk.py,,,",
     ]
     assert rules_csv(entries).splitlines() == [
         "student,lesson,rule,outcome,points",
@@ -147,7 +147,13 @@ def test_no_csv_cell_is_a_spreadsheet_formula(start):
 def test_the_best_of_two_submissions_counts_once():
     low = entry_of(replace(REPORT, student="alice"))
     high = entry_of(replace(REPORT, student="alice", tests=(replace(PASSED, max_score=3.0),)))
-    assert best_entries([low, high]) == [high]
+    low = replace(low, submission="class/alice/old.py")
+    [kept] = best_entries([low, high])
+    assert replace(kept, note="") == high
+    assert kept.note == (
+        "handed in 2 times; the best score is kept, 3 from class/alice/char_chunk.py, "
+        "over class/alice/old.py (1)"
+    )
 
 
 def test_gradescope_shape():

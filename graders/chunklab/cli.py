@@ -84,8 +84,10 @@ def add_grade(commands: argparse._SubParsersAction) -> None:
         "several lessons' files and helper modules). Each submission gets a JSON report; with "
         "--out, the reports, gradebooks and a summary are written as files. At a terminal you "
         "see a table; the JSON Lines go to standard output when it is not a terminal, or with "
-        "--jsonl. Exit status: 0 when everything was graded or reported, 2 for a usage error, "
-        "3 when a path holds no submission, 130 when interrupted.",
+        "--jsonl. A Canvas, Moodle or GitHub Classroom download (folder or zip) is read as it "
+        "comes. Exit status: 0 when everything was graded or reported, 2 for a usage error, "
+        "3 when a path holds no submission, 4 when a roster was given and some submissions "
+        "match no one in it, 130 when interrupted.",
         "chunklab grade submissions/ --out results/ --roster roster.csv --lms canvas",
     )
     grade.add_argument(
@@ -153,6 +155,35 @@ def add_grade(commands: argparse._SubParsersAction) -> None:
         "--lms",
         choices=("canvas", "moodle"),
         help="also write the wide gradebook in that LMS's import format (gradebook_LMS.csv)",
+    )
+    grade.add_argument(
+        "--from",
+        dest="download_from",
+        choices=("canvas", "moodle", "github-classroom"),
+        help="read each PATH as that LMS's download (default: detected, and said)",
+    )
+    grade.add_argument(
+        "--assignment",
+        metavar="COLUMN",
+        help="the roster's assignment column the LMS file fills, e.g. 'Char chunk (1234)' "
+        "(default: the column named for the lesson)",
+    )
+    grade.add_argument(
+        "--points",
+        type=float,
+        metavar="N",
+        help="the LMS assignment's points: grades are scaled to N (default: the roster's "
+        "Points Possible or Maximum grade, else the kit's points)",
+    )
+    grade.add_argument(
+        "--missing-as-zero",
+        action="store_true",
+        help="in the LMS file, 0 for a listed student with nothing handed in (default: empty)",
+    )
+    grade.add_argument(
+        "--allow-unmatched",
+        action="store_true",
+        help="exit 0 even when some submissions match no roster student (default: 4)",
     )
     grade.add_argument("--quiet", action="store_true", help="no table and no progress bar")
     grade.add_argument(
@@ -286,6 +317,7 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "grade":
         from chunklab.commands.grade import grade_command
         from chunklab.writing.class_outputs import ClassOptions
+        from chunklab.writing.lms import LmsOptions
         from chunklab.writing.roster import RosterColumns
 
         if args.jobs < 1:
@@ -314,6 +346,9 @@ def run(args: argparse.Namespace) -> int:
             roster=args.roster,
             roster_columns=RosterColumns(args.roster_student, args.roster_id, args.roster_name),
             lms=args.lms,
+            download_from=args.download_from,
+            lms_options=LmsOptions(args.assignment, args.points, args.missing_as_zero),
+            allow_unmatched=args.allow_unmatched,
             quiet=args.quiet,
             jsonl=args.jsonl,
         )

@@ -14,15 +14,25 @@ from pathlib import Path
 from typing import TextIO
 
 from chunklab.batch import grade_many
+from chunklab.commands.lms_run import (
+    Staging,
+    find_with_downloads,
+    full_names,
+    lesson_max_score,
+    not_attempted,
+    with_download_facts,
+    write_feedback_archives,
+)
 from chunklab.errors import GradingBrokeOffError, UsageError
-from chunklab.kit import find_kit
+from chunklab.kit import Kit, find_kit
 from chunklab.lessons import get_lesson
 from chunklab.reading.read import SubmissionPath, find_submissions, hidden_submissions
 from chunklab.resume import ResumeIndex, ResumeKey, Vanished, resume_key
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 from chunklab.scoring.report import GradeReport, Problem
-from chunklab.writing.class_outputs import ClassOptions, ClassOutputs
+from chunklab.writing.class_outputs import ClassExtras, ClassOptions, ClassOutputs
+from chunklab.writing.csv_file import csv_text
 from chunklab.writing.files import (
     report_file_name,
     write_atomic,
@@ -41,15 +51,17 @@ from chunklab.writing.gradebook import (
     summary,
 )
 from chunklab.writing.inert import json_line, terminal_safe
-from chunklab.writing.lms import lms_csv, lms_file_name
+from chunklab.writing.lms import LmsOptions, lms_csv, lms_file_name
 from chunklab.writing.progress import ProgressBar
 from chunklab.writing.report_layout import ReportLayout
 from chunklab.writing.roster import Roster, RosterColumns, read_roster, with_roster
+from chunklab.writing.roster_figures import roster_figures
 from chunklab.writing.streams import silence
 from chunklab.writing.table import Outline, outline, results_table
 
 EXIT_INTERRUPTED = 130
 EXIT_NO_SUBMISSION = 3
+EXIT_UNMATCHED = 4
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,7 @@ class ClassSettings:
     roster: Roster | None
     lms: str | None
     lesson_id: str | None
+    lms_options: LmsOptions = LmsOptions()
 
 
 class JsonLinesOut:
@@ -181,11 +194,11 @@ def max_scores_of(entries: list[Entry], lesson_id: str | None) -> dict[str, floa
 
 def class_entries(entries: list[Entry], settings: ClassSettings) -> list[Entry]:
     """One entry per student and lesson, with the roster's missing students added."""
-    best = best_entries(entries)
     if settings.roster is None:
-        return best
-    lessons = lessons_of(best) or ([settings.lesson_id] if settings.lesson_id else [])
-    return with_roster(best, settings.roster, lessons, max_scores_of(best, settings.lesson_id))
+        return best_entries(entries)
+    lessons = lessons_of(entries) or ([settings.lesson_id] if settings.lesson_id else [])
+    max_scores = max_scores_of(entries, settings.lesson_id)
+    return with_roster(entries, settings.roster, lessons, max_scores)
 
 
 def missing_outlines(entries: list[Entry]) -> list[Outline]:
@@ -196,12 +209,21 @@ def missing_outlines(entries: list[Entry]) -> list[Outline]:
     ]
 
 
+def interrupted_row(graded: int, found: int) -> str:
+    """The last row of gradebook.csv after Ctrl-C: the file holds part of the class."""
+    return csv_text(
+        [], [["(run interrupted)", "", "", "", "", "interrupted",
+              f"graded {graded} of {found}; rerun with --resume"]]
+    )  # fmt: skip
+
+
 def write_class_files(
     results: ClassResults,
     settings: ClassSettings,
     vanished: list[Vanished],
     duration: float,
     not_written: list[str],
+    interrupted: bool = False,
 ) -> tuple[list[Outline], list[Entry], list[str]]:
     """The gradebooks and summary (with --out); the table's rows, the entries, the files written."""
     outlines, entries = results.in_order()
@@ -210,22 +232,30 @@ def write_class_files(
     out = settings.out_dir
     if out is None:
         return outlines, entries, []
+    partial = interrupted_row(len(results.outlines), results.total) if interrupted else ""
     files = {
-        "gradebook.csv": gradebook_csv(entries),
+        "gradebook.csv": gradebook_csv(entries) + partial,
         "gradebook_wide.csv": gradebook_wide_csv(entries),
         "rules.csv": rules_csv(entries),
     }
     if settings.lms:
         max_scores = max_scores_of(entries, settings.lesson_id)
-        files[lms_file_name(settings.lms)] = lms_csv(
-            settings.lms, entries, settings.roster, max_scores
+        files[lms_file_name(settings.lms)], notes = lms_csv(
+            settings.lms, entries, settings.roster, max_scores, settings.lms_options
         )
+        for note in notes:
+            print(terminal_safe(f"chunklab grade: {note}"), file=sys.stderr)
     for name, text in files.items():
         write_atomic(out / name, text)
     totals = summary(outlines, duration)
     totals["not_in_roster"] = sorted({e.student for e in entries if e.roster == NOT_IN_ROSTER})
     totals["vanished"] = [v.submission for v in vanished]
     totals["reports_not_written"] = not_written
+    if settings.roster is not None:
+        totals["roster"] = roster_figures(entries).to_json()
+    totals["interrupted"] = interrupted
+    totals["graded"] = len(results.outlines)
+    totals["found"] = results.total
     write_json(out / "summary.json", totals)
     written = [*files, "summary.json"]
     if settings.layout.output_format == "gradescope" and results.only is not None:
@@ -251,6 +281,9 @@ def grade_command(
     hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK,
     class_options: ClassOptions | None = None,
     dask: str | None = None,
+    download_from: str | None = None,
+    lms_options: LmsOptions | None = None,
+    allow_unmatched: bool = False,
 ) -> int:
     started = time.monotonic()
     if out_dir is None and (resume or lms):
@@ -262,6 +295,7 @@ def grade_command(
         roster=read_roster(roster, roster_columns or RosterColumns()) if roster else None,
         lms=lms,
         lesson_id=lesson_id,
+        lms_options=lms_options or LmsOptions(),
     )
     kit = find_kit(Path.cwd())
     # report.html, the feedback pages and similar code: built from every report as it comes.
@@ -272,7 +306,47 @@ def grade_command(
             out_dir, class_options or ClassOptions(hidden_feedback=hidden_feedback), kit, limits
         )
     )
-    items, empty = find_all(paths, lesson_id, limits.max_submission_kb * 1024)
+    staging = Staging(out_dir)
+    try:
+        return grade_found(
+            paths, staging, settings, classes, kit, lesson_id=lesson_id, out_dir=out_dir,
+            jobs=jobs, resume=resume, limits=limits, quiet=quiet, jsonl=jsonl,
+            download_from=download_from, allow_unmatched=allow_unmatched, dask=dask,
+            started=started,
+        )  # fmt: skip
+    finally:
+        staging.close()
+
+
+def grade_found(
+    paths: list[Path],
+    staging: Staging,
+    settings: ClassSettings,
+    classes: ClassOutputs | None,
+    kit: Kit,
+    *,
+    lesson_id: str | None,
+    out_dir: Path | None,
+    jobs: int,
+    resume: bool,
+    limits: Limits,
+    quiet: bool,
+    jsonl: bool,
+    download_from: str | None,
+    allow_unmatched: bool,
+    dask: str | None,
+    started: float,
+) -> int:
+    """Grade what the paths hold and write the class's files; the exit status."""
+    layout = settings.layout
+    found = find_with_downloads(
+        paths, lesson_id, limits.max_submission_kb * 1024, download_from, staging, kit
+    )
+    items, empty = found.items, found.empty
+    for download in found.downloads:
+        print(download.said, file=sys.stderr)
+        for message in download.skipped:
+            print(terminal_safe(f"chunklab grade: warning: {message}"), file=sys.stderr)
     for hidden in (each for path in paths if path.is_dir() for each in hidden_submissions(path)):
         print(
             terminal_safe(
@@ -296,6 +370,7 @@ def grade_command(
     not_written: list[str] = []
 
     def take(number: int, report: GradeReport, fresh: bool) -> None:
+        report = with_download_facts(report, found.handed.get(number))
         # A resumed report whose file is gone is written again: nothing graded is lost.
         if out_dir is not None and (fresh or not report_path(out_dir, items[number]).exists()):
             failed = write_json_or_say_why(report_path(out_dir, items[number]), layout.data(report))
@@ -314,7 +389,10 @@ def grade_command(
     todo = []
     for number, item in enumerate(items):
         previous = index.previous(keys[number]) if index is not None and resume else None
-        if previous is None:
+        handed = found.handed.get(number)
+        if handed is not None and handed.untouched:
+            take(number, not_attempted(handed, lesson_max_score(item.lesson)), fresh=False)
+        elif previous is None:
             todo.append((number, item))
         else:
             take(number, previous, fresh=False)  # graded before, unchanged since
@@ -350,12 +428,21 @@ def grade_command(
         printer.print_rest()
     vanished = vanished_reports(index, keys, resume)
     outlines, entries, written = write_class_files(
-        results, settings, vanished, time.monotonic() - started, not_written
+        results, settings, vanished, time.monotonic() - started, not_written, interrupted
     )
+    figures = roster_figures(entries) if settings.roster is not None else None
     if classes is not None:
-        classes.finish()
+        sections = [] if figures is None else [figures.html()]
+        if interrupted:
+            sections.insert(0, interrupted_html(len(results.outlines), len(items)))
+        names = full_names(results.in_order()[1], settings.roster)
+        classes.finish(ClassExtras(names, tuple(sections)))
         written.append("report.html")
+        if out_dir is not None:
+            written += write_feedback_archives(out_dir, found, classes.pages)
     tell(outlines, entries, written, vanished, settings, quiet)
+    if figures is not None:
+        print(terminal_safe(figures.line()), file=sys.stderr)
     if lost is not None:
         raise lost
     if interrupted:
@@ -364,7 +451,22 @@ def grade_command(
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
+    if figures is not None and figures.unmatched and not allow_unmatched:
+        print(
+            f"{len(figures.unmatched)} submission(s) match no roster student: their grades are "
+            "not in the LMS file (exit status 4; --allow-unmatched makes it 0)",
+            file=sys.stderr,
+        )
+        return EXIT_UNMATCHED
     return EXIT_NO_SUBMISSION if empty else 0
+
+
+def interrupted_html(graded: int, found: int) -> str:
+    return (
+        '<h2 id="interrupted">Interrupted</h2>\n'
+        f"<p>The run was interrupted: {graded} of {found} submission(s) were graded. "
+        "This report shows only those; rerun with --resume to grade the rest.</p>"
+    )
 
 
 def vanished_reports(

@@ -9,7 +9,8 @@ from typing import Any, Literal, get_args
 from chunklab.suites.digest import KitVersion, this_kit
 
 # The values the report schema allows; mypy holds the code to them.
-Status = Literal["graded", "error"]
+# "not_attempted": the student's copy of the given file is untouched (nothing to grade).
+Status = Literal["graded", "error", "not_attempted"]
 Outcome = Literal["passed", "failed", "error", "timeout"]
 Visibility = Literal["visible", "hidden"]
 Isolation = Literal["namespaces", "process", ""]
@@ -118,6 +119,9 @@ class GradeReport:
     isolation_gaps: tuple[str, ...] = ()
     # The kit that graded it: its version and the digest of its suites and hidden inputs.
     kit: KitVersion = field(default_factory=this_kit)
+    # From an LMS download: handed in after the deadline, and the id the LMS knows the student by.
+    late: bool = False
+    lms_id: str = ""
 
     def __post_init__(self) -> None:
         # However many files or cells a submission holds, its report stays small.
@@ -142,6 +146,9 @@ class GradeReport:
             "isolation": self.isolation,
             "isolation_gaps": list(self.isolation_gaps),
             "kit": asdict(self.kit),
+            # Only what an LMS download told, so other reports read as they always did.
+            **({"late": True} if self.late else {}),
+            **({"lms_id": self.lms_id} if self.lms_id else {}),
         }
 
     @classmethod
@@ -180,6 +187,8 @@ class GradeReport:
                     text(data["kit"]["version"], "kit version"),
                     text(data["kit"]["suites"], "kit suites"),
                 ),
+                late=data.get("late", False) is True,
+                lms_id=text(data.get("lms_id", ""), "lms_id"),
             )
         except (KeyError, TypeError) as error:
             raise ReportFormatError(f"not a grade report: {error!r}") from None

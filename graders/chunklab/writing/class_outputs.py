@@ -14,7 +14,7 @@ import tempfile
 import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -62,6 +62,16 @@ class ClassOptions:
 
 
 @dataclass(frozen=True)
+class ClassExtras:
+    """What the run knows once every report is in: names from the roster, sections to add."""
+
+    # A student (as reports name them) -> the full name the roster gives.
+    full_names: dict[str, str] = field(default_factory=dict)
+    # HTML sections of report.html after its facts: the roster, a partial run.
+    sections: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Spooled:
     """Where one report sits in the spool."""
 
@@ -87,6 +97,8 @@ class ClassOutputs:
         self._tally = ClassTally()
         self._spool = tempfile.TemporaryFile()
         self._index: list[Spooled] = []
+        # Each student's feedback page, without its suffix: known once `finish` wrote them.
+        self.pages: dict[str, str] = {}
 
     def add(self, report: GradeReport) -> None:
         self._tally.add(report)
@@ -101,12 +113,14 @@ class ClassOutputs:
         self._spool.seek(entry.offset)
         return GradeReport.from_json(json.loads(self._spool.read(entry.length)))
 
-    def finish(self) -> None:
+    def finish(self, extra: ClassExtras | None = None) -> None:
         """Write every file; the spool is gone afterwards."""
+        extra = extra or ClassExtras()
         try:
             names = page_names(entry.student for entry in self._index)
+            self.pages = names
             run_line = f"Graded on {self._started:%Y-%m-%d} with chunklab {__version__}."
-            self._write_feedback(names, run_line)
+            self._write_feedback(names, run_line, extra.full_names)
             similar = self._similar_code() if self.options.similarity else None
             if similar is not None:
                 write_atomic(self.out_dir / "similarity.csv", similarity_csv(similar.pairs))
@@ -115,17 +129,20 @@ class ClassOutputs:
                 kit_version=__version__,
                 duration_s=time.monotonic() - self._clock,
                 limits=tuple(
-                    (field.name, str(getattr(self.limits, field.name)))
-                    for field in fields(self.limits)
+                    (limit.name, str(getattr(self.limits, limit.name)))
+                    for limit in fields(self.limits)
                 ),
                 hidden_feedback=self.options.hidden_feedback,
+                sections=extra.sections,
             )
             html = class_report_html(self._tally.summary(), facts, names, similar)
             write_atomic(self.out_dir / "report.html", html)
         finally:
             self._spool.close()
 
-    def _write_feedback(self, names: dict[str, str], run_line: str) -> None:
+    def _write_feedback(
+        self, names: dict[str, str], run_line: str, full_names: dict[str, str]
+    ) -> None:
         by_student: dict[str, list[Spooled]] = {}
         for entry in self._index:
             by_student.setdefault(entry.student, []).append(entry)
@@ -138,9 +155,10 @@ class ClassOutputs:
                 lessons = student_feedback(
                     [self._read(entry) for entry in entries], self.options.hidden_feedback
                 )
-                pages = [(".html", feedback_html(student, lessons, run_line))]
+                shown = full_names.get(student) or student
+                pages = [(".html", feedback_html(shown, lessons, run_line))]
                 if self.options.feedback == "md":
-                    pages.append((".md", feedback_markdown(student, lessons, run_line)))
+                    pages.append((".md", feedback_markdown(shown, lessons, run_line)))
                 for suffix, text in pages:
                     path = folder / f"{names[student]}{suffix}"
                     pending.append(pool.submit(write_atomic, path, text))

@@ -34,6 +34,8 @@ class RunFacts:
     duration_s: float
     limits: tuple[tuple[str, str], ...]
     hidden_feedback: str
+    # Sections shown after the facts (ready HTML): the roster, a partial run.
+    sections: tuple[str, ...] = ()
 
 
 def percent(value: float) -> str:
@@ -284,6 +286,7 @@ def class_report_html(
         f'<p class="lede">{len(summary.scores)} submission(s) from {students} student(s). '
         f"{contents}</p>",
         facts_html(facts, summary),
+        *facts.sections,
         *(lesson_html(figures, names) for figures in summary.lessons),
     ]
     if similar is not None:

@@ -31,6 +31,8 @@ def cell(value: object) -> object:
     if not isinstance(value, str):
         return value
     text = visible(value)
+    if text in ("-", "+"):  # a sign alone, as LMS exports write an empty date, is no formula
+        return text
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 

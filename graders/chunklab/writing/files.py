@@ -18,13 +18,17 @@ READABLE_NAME_CHARS = 80
 
 
 def write_atomic(path: Path, text: str) -> None:
+    # Whatever a submission brought (its file name in a CSV cell, for one) is inert.
+    write_atomic_bytes(path, inert_text(text).encode("utf-8"))
+
+
+def write_atomic_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         # Made private (mode 0600) by mkstemp, and kept so: output files hold grades.
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            # Whatever a submission brought (its file name in a CSV cell, for one) is inert.
-            stream.write(inert_text(text))
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from chunklab.lessons import LESSONS
 from chunklab.scoring.report import GradeReport, TestOutcome
 from chunklab.writing.csv_file import csv_text
+from chunklab.writing.identity import same_student
 from chunklab.writing.table import Outline
 
 GRADEBOOK_COLUMNS = (
@@ -27,10 +28,14 @@ GRADEBOOK_COLUMNS = (
     "first_error",
     "submission",
     "roster",
+    "late",
+    "note",
 )
 RULES_COLUMNS = ("student", "lesson", "rule", "outcome", "points")
 NO_SUBMISSION = "no submission was found for this student and lesson"
 NOT_IN_ROSTER = "not in roster"
+# Rows that hold no work handed in: never part of a mean, never a 0 in an LMS file unless asked.
+NOTHING_HANDED_IN = ("missing", "not_attempted")
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,11 @@ class Entry:
     rules: tuple[RuleResult, ...] = ()
     # "not in roster" when a roster was given and does not list the student.
     roster: str = ""
+    # From an LMS download: the id the LMS knows the student by, and a late hand-in.
+    lms_id: str = ""
+    late: bool = False
+    # What a person should know about the row (a student who handed in twice).
+    note: str = ""
 
     @property
     def percent(self) -> float | None:
@@ -83,16 +93,38 @@ def entry_of(report: GradeReport) -> Entry:
         first_error=" ".join(report.errors[0].message.split()) if report.errors else "",
         submission=report.submission,
         rules=rule_results(report.tests),
+        lms_id=report.lms_id,
+        late=report.late,
     )
 
 
 def best_entries(entries: Sequence[Entry]) -> list[Entry]:
-    """One entry per student and lesson: the best score when a student handed in twice."""
+    """One entry per student and lesson: the best score when a student handed in twice.
+
+    Students are told apart by `same_student`, so `alice` and `Alice ` are one;
+    each keeps the spelling first seen, and a row kept over others says so.
+    """
+    spelling: dict[str, str] = {}
     best: dict[tuple[str, str], Entry] = {}
+    others: dict[tuple[str, str], list[Entry]] = {}
     for entry in entries:
-        key = (entry.student, entry.lesson)
-        if key not in best or entry.score > best[key].score:
+        name = spelling.setdefault(same_student(entry.student), entry.student)
+        key = (same_student(name), entry.lesson)
+        entry = replace(entry, student=name)
+        if key not in best:
             best[key] = entry
+            continue
+        if entry.score > best[key].score:
+            best[key], entry = entry, best[key]
+        others.setdefault(key, []).append(entry)
+    for key, dropped in others.items():
+        kept = best[key]
+        left = "; ".join(f"{e.submission or '?'} ({number(e.score)})" for e in dropped)
+        best[key] = replace(
+            kept,
+            note=f"handed in {len(dropped) + 1} times; the best score is kept, "
+            f"{number(kept.score)} from {kept.submission or '?'}, over {left}",
+        )
     return list(best.values())
 
 
@@ -121,6 +153,8 @@ def gradebook_csv(entries: Sequence[Entry]) -> str:
                 e.first_error,
                 e.submission,
                 e.roster,
+                "true" if e.late else "",
+                e.note,
             )
             for e in entries
         ),
@@ -169,12 +203,13 @@ def summary(outlines: Sequence[Outline], duration_s: float) -> dict[str, Any]:
             each.lesson or UNKNOWN_LESSON, {"submissions": 0, "full_marks": 0, "scores": []}
         )
         entry["submissions"] += 1
-        entry["scores"].append(each.score)
+        if each.status not in NOTHING_HANDED_IN:  # no work is not a score of 0 in the mean
+            entry["scores"].append(each.score)
         if each.status == "graded" and each.score == each.max_score:
             entry["full_marks"] += 1
     for entry in lessons.values():
         scores = entry.pop("scores")
-        entry["mean_score"] = round(sum(scores) / len(scores), 3)
+        entry["mean_score"] = round(sum(scores) / len(scores), 3) if scores else None
     return {
         "submissions": len(outlines),
         "statuses": dict(Counter(each.status for each in outlines)),

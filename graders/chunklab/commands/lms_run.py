@@ -1,0 +1,175 @@
+"""The LMS round trip of `chunklab grade`: a download in, the LMS's files out.
+
+The grading run itself is the same as for any class folder; this module
+finds the submissions of a download (`reading.lms_download`), adds to each
+report what the download told (the student's LMS id, a late hand-in, what was
+renamed or skipped), and packs the feedback pages as the LMS takes them back
+(`writing.lms_feedback`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from chunklab.kit import Kit
+from chunklab.lessons import LESSONS
+from chunklab.reading.lms_download import (
+    Download,
+    Handed,
+    detect,
+    read_download,
+    unzip_download,
+)
+from chunklab.reading.read import SubmissionPath, find_submissions
+from chunklab.scoring.report import GradeReport, Problem
+from chunklab.writing.files import write_atomic_bytes
+from chunklab.writing.gradebook import Entry
+from chunklab.writing.lms_feedback import FEEDBACK_ARCHIVE, feedback_archive
+from chunklab.writing.roster import Roster
+
+# Under --out, where a download's files are copied to be graded (kept, so --resume works).
+STAGING_FOLDER = "lms_download"
+
+
+@dataclass
+class Found:
+    """Every submission under the paths given, and what a download told of each."""
+
+    items: list[SubmissionPath] = field(default_factory=list)
+    empty: list[Path] = field(default_factory=list)
+    handed: dict[int, Handed] = field(default_factory=dict)
+    downloads: list[Download] = field(default_factory=list)
+
+
+class Staging:
+    """The folder a download is copied into: under --out, else a temporary one."""
+
+    def __init__(self, out_dir: Path | None) -> None:
+        self._temporary = out_dir is None
+        self._fresh: set[int] = set()
+        self.root = (
+            Path(tempfile.mkdtemp(prefix="chunklab-lms-"))
+            if out_dir is None
+            else (out_dir / STAGING_FOLDER)
+        )
+
+    def folder(self, number: int) -> Path:
+        """The folder of the `number`th path given; emptied of an earlier run's files once."""
+        folder = self.root / str(number)
+        if number not in self._fresh:
+            shutil.rmtree(folder, ignore_errors=True)
+            self._fresh.add(number)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def close(self) -> None:
+        if self._temporary:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def find_with_downloads(
+    paths: Sequence[Path],
+    lesson_id: str | None,
+    limit: int,
+    download_from: str | None,
+    staging: Staging,
+    kit: Kit,
+) -> Found:
+    """Each path as an LMS download when it is one (or `--from` says so), else as a class folder."""
+    found = Found()
+    for number, path in enumerate(paths):
+        folder = path
+        if path.suffix.lower() == ".zip" and path.is_file():
+            folder = staging.folder(number) / "download"
+            unzip_download(path, folder, limit)
+        layout = download_from or (detect(folder) if folder.is_dir() else None)
+        if layout is None:  # a class folder (or a zip of one), or a single file
+            items = find_submissions([folder], lesson_id, limit)
+        else:
+            download = read_download(
+                folder, layout, download_from is None, lesson_id, limit,
+                staging.folder(number) / "students", kit,
+            )  # fmt: skip
+            found.downloads.append(download)
+            start = len(found.items)
+            found.handed.update(
+                (start + offset, handed) for offset, handed in enumerate(download.handed)
+            )
+            items = [handed.item for handed in download.handed]
+        found.items += items
+        if not items:
+            found.empty.append(path)
+    return found
+
+
+def with_download_facts(report: GradeReport, handed: Handed | None) -> GradeReport:
+    """The report with what its download told: whose it is in the LMS, late, what was skipped."""
+    if handed is None:
+        return report
+    return replace(
+        report,
+        student=handed.name,
+        lms_id=handed.lms_id,
+        late=handed.late,
+        warnings=(*handed.warnings, *report.warnings),
+    )
+
+
+def not_attempted(handed: Handed, max_score: float) -> GradeReport:
+    """The report of a repository copy's file left exactly as it was handed out."""
+    return GradeReport(
+        lesson=handed.item.lesson,
+        submission=handed.item.display,
+        status="not_attempted",
+        warnings=(
+            Problem(
+                "not_attempted",
+                f"{handed.item.path.name} is the file as it was handed out: nothing was changed "
+                "in it, so nothing was graded",
+            ),
+        ),
+        max_score=max_score,
+        student=handed.name,
+    )
+
+
+def full_names(entries: Sequence[Entry], roster: Roster | None) -> dict[str, str]:
+    """Each student of the reports, under the full name the roster gives them."""
+    if roster is None:
+        return {}
+    names = {}
+    for entry in entries:
+        listed = roster.find(entry.student, entry.lms_id)
+        if listed is not None and listed.name:
+            names[entry.student] = listed.name
+    return names
+
+
+def write_feedback_archives(out_dir: Path, found: Found, pages: dict[str, str]) -> list[str]:
+    """Canvas's and Moodle's feedback zips, one page per student; the files written."""
+    written = []
+    for layout in ("canvas", "moodle"):
+        handed = [h for d in found.downloads if d.layout == layout for h in d.handed]
+        if not handed:
+            continue
+        name = FEEDBACK_ARCHIVE.format(lms=layout)
+        archive = feedback_archive(
+            (h.feedback_as, out_dir / "feedback" / f"{pages[h.name]}.html")
+            for h in handed
+            if h.name in pages and h.feedback_as
+        )
+        write_atomic_bytes(out_dir / name, archive)
+        written.append(name)
+    return written
+
+
+def lesson_max_score(lesson: str | None) -> float:
+    if lesson not in LESSONS:
+        return 0.0
+    from chunklab.running.pytest_run import suite_max_score
+
+    return suite_max_score(LESSONS[lesson])
