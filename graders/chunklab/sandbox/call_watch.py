@@ -206,7 +206,8 @@ class CallWatch:
             raise Verdict(out_of_own_time())
         if self.waiting_time(reading) >= self.limit.wall_seconds:
             raise Verdict(out_of_wall_time())
-        self._watch_memory(now, deadline)
+        # Its time is up when its own time is: growth is judged over what is left of that.
+        self._watch_memory(now, min(deadline, now + self.limit.own_seconds - self.spent))
 
     def waiting_time(self, reading: Reading) -> float:
         """The call's time by the clock, less the grader's work during it and the time the
