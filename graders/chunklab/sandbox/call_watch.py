@@ -61,25 +61,19 @@ class CallLimit:
 
 
 def out_of_own_time() -> str:
-    """What a student reads when a call ran out of its own time.
+    """What a student reads when a call ran out of its own time, or of its clock.
 
     No figure: a call's own limit follows the reference's time on this machine,
-    and the same code must get the same feedback wherever it is graded.
+    and the same code must get the same feedback wherever it is graded. One text
+    for both limits: which of them stops code that computes while it waits (on
+    memory the machine is short of, say) depends on the machine.
     """
     return (
         "Your code did not finish in time: it ran far longer than this input needs "
         "(look for a loop that never ends, for work that grows with the square of the "
-        "text, such as slicing or searching it anew for every chunk, or for slow work "
-        "done again at every call whatever the input, such as building a large table)."
-    )
-
-
-def out_of_wall_time() -> str:
-    """What a student reads when a call spent no CPU for far too long: it waited."""
-    return (
-        "Your code did not finish in time: it waited far longer than this input needs "
-        "(look for a sleep, or for reading input or waiting on another process that never "
-        "answers)."
+        "text, such as slicing or searching it anew for every chunk, for slow work "
+        "done again at every call whatever the input, such as building a large table, "
+        "or for a wait that never ends, such as a sleep)."
     )
 
 
@@ -207,7 +201,7 @@ class CallWatch:
         if self.spent >= self.limit.own_seconds:
             raise Verdict(out_of_own_time())
         if self.waiting_time(reading) >= self.limit.wall_seconds:
-            raise Verdict(out_of_wall_time())
+            raise Verdict(out_of_own_time())
         self._watch_memory(self.spent)
 
     def waiting_time(self, reading: Reading) -> float:
