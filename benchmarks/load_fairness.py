@@ -80,6 +80,18 @@ def grade(python_path: Path, folder: Path, jobs: int | None) -> dict[str, str]:
     return reports
 
 
+def how_they_differ(idle: str, loaded: str) -> list[str]:
+    """The tests whose outcome or feedback differs, idle against busy."""
+    tests = [{t["name"]: t for t in json.loads(text).get("tests", [])} for text in (idle, loaded)]
+    return [
+        f"{name}: {first.get('outcome')} {first.get('feedback', '')[:150]!r} / "
+        f"{tests[1].get(name, {}).get('outcome')} "
+        f"{tests[1].get(name, {}).get('feedback', '')[:150]!r}"
+        for name, first in tests[0].items()
+        if first != tests[1].get(name)
+    ]
+
+
 def busy(spinners: int) -> list[multiprocessing.process.BaseProcess]:
     context = multiprocessing.get_context("fork")
     return [context.Process(target=spin, daemon=True) for _ in range(spinners)]
@@ -101,6 +113,8 @@ def compare(name: str, python_path: Path, folder: Path, args: argparse.Namespace
             process.kill()
             process.join()
     differ = sorted(key for key in idle if idle[key] != loaded.get(key))
+    for key in differ:
+        print(f"{key}:", *how_they_differ(idle[key], loaded.get(key, "{}")), sep="\n  ")
     hybrid = Counter(
         f"{json.loads(loaded[key])['score']:g}/{json.loads(loaded[key])['max_score']:g}"
         for key in loaded

@@ -34,10 +34,12 @@ FIRST_LOOK = 0.01
 LOOK_EVERY = 0.01
 SOONEST_LOOK = 0.001
 # A worker is judged to grow without end only after its resident memory has grown at
-# each look for this long and by this much in one call: a correct call may take memory
-# fast, for a moment.
+# each look for this much of its own time and by this much in one call: a correct call
+# may take memory fast, for a moment.
 GROWTH_WINDOW = 0.1
 GROWTH_MB = 64
+# Own time a call must have spent since the last look for that look to judge its growth.
+RAN_SINCE = 0.001
 # CPU counts of a running thread are brought up to date at the scheduler's tick (every
 # 10 ms at the slowest): a count read at the first look may lag by that much.
 CPU_SLACK = 0.01
@@ -59,25 +61,19 @@ class CallLimit:
 
 
 def out_of_own_time() -> str:
-    """What a student reads when a call ran out of its own time.
+    """What a student reads when a call ran out of its own time, or of its clock.
 
     No figure: a call's own limit follows the reference's time on this machine,
-    and the same code must get the same feedback wherever it is graded.
+    and the same code must get the same feedback wherever it is graded. One text
+    for both limits: which of them stops code that computes while it waits (on
+    memory the machine is short of, say) depends on the machine.
     """
     return (
         "Your code did not finish in time: it ran far longer than this input needs "
         "(look for a loop that never ends, for work that grows with the square of the "
-        "text, such as slicing or searching it anew for every chunk, or for slow work "
-        "done again at every call whatever the input, such as building a large table)."
-    )
-
-
-def out_of_wall_time() -> str:
-    """What a student reads when a call spent no CPU for far too long: it waited."""
-    return (
-        "Your code did not finish in time: it waited far longer than this input needs "
-        "(look for a sleep, or for reading input or waiting on another process that never "
-        "answers)."
+        "text, such as slicing or searching it anew for every chunk, for slow work "
+        "done again at every call whatever the input, such as building a large table, "
+        "or for a wait that never ends, such as a sleep)."
     )
 
 
@@ -205,8 +201,8 @@ class CallWatch:
         if self.spent >= self.limit.own_seconds:
             raise Verdict(out_of_own_time())
         if self.waiting_time(reading) >= self.limit.wall_seconds:
-            raise Verdict(out_of_wall_time())
-        self._watch_memory(now, deadline)
+            raise Verdict(out_of_own_time())
+        self._watch_memory(self.spent)
 
     def waiting_time(self, reading: Reading) -> float:
         """The call's time by the clock, less the grader's work during it and the time the
@@ -220,26 +216,30 @@ class CallWatch:
         assert self.first_look is not None
         return own_seconds(self.first_look, reading)
 
-    def _watch_memory(self, now: float, deadline: float) -> None:
-        """Stop a call whose memory grows steadily enough to pass the limit before its deadline.
+    def _watch_memory(self, spent: float) -> None:
+        """Stop a call whose memory grows steadily enough to pass the limit before its own
+        time is up.
 
+        Growth is measured against the call's own time, not the clock, so a busy
+        machine (which runs the call less often) changes neither the rate nor the
+        verdict; a look at which the call has not run since the last one is left out.
         Resident memory is what the worker has filled; the address space the limit
         bounds is always at least that, so this never stops a call sooner than the
         limit itself would.
         """
         size = self.files.resident_mb()
-        if size is None:
+        if size is None or (self.growth and spent - self.growth[-1][0] < RAN_SINCE):
             return
         if self.growth and size <= self.growth[-1][1]:
             self.growth = []  # growth that pauses is not a runaway
-        self.growth.append((now, size))
-        first_time, first_size = self.growth[0]
-        span = now - first_time
+        self.growth.append((spent, size))
+        first_spent, first_size = self.growth[0]
+        span = spent - first_spent
         if span < GROWTH_WINDOW or size - first_size < GROWTH_MB:
             return
         rate = (size - first_size) / span
         limit = self.limit.memory_mb
-        if size + rate * (deadline - now) > limit:
+        if size + rate * (self.limit.own_seconds - spent) > limit:
             raise Verdict(
                 f"Your code kept taking more memory ({size:.0f} MB, growing by "
                 f"{rate:.0f} MB a second) and would have run out of its {limit} MB before "
