@@ -16,6 +16,7 @@ from chunklab.running.in_process import InProcessBackend
 from chunklab.running.pytest_run import run_suite
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.scoring.report import TestOutcome
+from chunklab.suites.chunking_pipeline import hidden_cutting
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
 from chunklab.suites.chunking_pipeline.test_hidden import LONG_SETTINGS, reference_chunks
 from chunklab.suites.chunking_pipeline.test_visible import keep_all
@@ -120,3 +121,25 @@ def test_the_reference_chunks_of_the_long_document_follow_the_cutting_rules():
     text = long_text(1_000_000)
     chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
     assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, chunks) == chunks
+
+
+def test_the_allowed_ends_of_a_long_text_are_worked_out_once_per_start(monkeypatch):
+    real, starts = hidden_cutting.allowed_ends, []
+
+    def counted(text, start, *args, **kwargs):
+        starts.append(start)
+        return real(text, start, *args, **kwargs)
+
+    monkeypatch.setattr(hidden_cutting, "allowed_ends", counted)
+    text = long_text(hidden_cutting.KEPT_FROM_LENGTH + 7)
+    chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
+    for _ in range(2):
+        assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, chunks) == chunks
+    assert len(starts) == len(set(starts)) == len(chunks) - 1
+    # A short text's are not kept.
+    starts.clear()
+    short = text[:300]
+    chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, short)
+    for _ in range(2):
+        check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), short, chunks)
+    assert len(starts) == 2 * (len(chunks) - 1)

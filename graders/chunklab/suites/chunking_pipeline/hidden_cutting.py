@@ -8,6 +8,8 @@ ends it allows on their own texts (`public_cuts.json`), made from it by
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from chunklab.suites.chunking_pipeline.test_visible import (
     SENTENCE_MARKS,
     Pipeline,
@@ -96,17 +98,42 @@ def check_cuts(
     """
     given = pipe.given("chunk_text", text)
     chunks, starts = basic_cuts(pipe, text, chunks)
-    check_endings(
-        text,
-        pipe.chunk_size,
-        chunks,
-        starts,
-        given,
-        lambda start: allowed_ends(
-            text, start, pipe.chunk_size, pipe.overlap, any_whitespace=any_whitespace
-        ),
-    )
+    known = known_ends(text, pipe.chunk_size, pipe.overlap, any_whitespace)
+
+    def ends_for(start: int) -> dict[int, str]:
+        ends = known.get(start)
+        if ends is None:
+            ends = known[start] = allowed_ends(
+                text, start, pipe.chunk_size, pipe.overlap, any_whitespace=any_whitespace
+            )
+        return ends
+
+    check_endings(text, pipe.chunk_size, chunks, starts, given, ends_for)
     return chunks
+
+
+# Texts at least this long have their allowed ends kept, for the few last such texts.
+KEPT_FROM_LENGTH = 10_000
+
+
+def known_ends(
+    text: str, chunk_size: int, overlap: int, any_whitespace: bool
+) -> dict[int, dict[int, str]]:
+    """The allowed ends by start worked out so far on a long text with these settings.
+
+    A long document is the same text for every submission, and most answers cut it
+    at the same places: each start's ends are worked out once per grading process.
+    """
+    if len(text) < KEPT_FROM_LENGTH:
+        return {}
+    return kept_ends(text, chunk_size, overlap, any_whitespace)
+
+
+@lru_cache(maxsize=4)
+def kept_ends(
+    text: str, chunk_size: int, overlap: int, any_whitespace: bool
+) -> dict[int, dict[int, str]]:
+    return {}
 
 
 def ends_table(
