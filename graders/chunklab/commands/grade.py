@@ -11,18 +11,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from chunklab.batch import grade_many
 from chunklab.errors import GradingBrokeOffError, UsageError
 from chunklab.kit import find_kit
 from chunklab.lessons import get_lesson
 from chunklab.reading.read import SubmissionPath, find_submissions, hidden_submissions
-from chunklab.resume import ResumeIndex, ResumeKey, Vanished, resume_key
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 from chunklab.scoring.report import GradeReport, Problem
-from chunklab.writing.class_outputs import ClassOptions, ClassOutputs
 from chunklab.writing.files import (
     report_file_name,
     write_atomic,
@@ -41,12 +39,17 @@ from chunklab.writing.gradebook import (
     summary,
 )
 from chunklab.writing.inert import json_line, terminal_safe
-from chunklab.writing.lms import lms_csv, lms_file_name
 from chunklab.writing.progress import ProgressBar
 from chunklab.writing.report_layout import ReportLayout
 from chunklab.writing.roster import Roster, RosterColumns, read_roster, with_roster
 from chunklab.writing.streams import silence
 from chunklab.writing.table import Outline, outline, results_table
+
+if TYPE_CHECKING:
+    # What only --out, --resume and --lms need is imported when they are given: a single
+    # submission graded to stdout starts without the class's pages and similarity code.
+    from chunklab.resume import ResumeIndex, ResumeKey, Vanished
+    from chunklab.writing.class_options import ClassOptions
 
 EXIT_INTERRUPTED = 130
 EXIT_NO_SUBMISSION = 3
@@ -216,6 +219,8 @@ def write_class_files(
         "rules.csv": rules_csv(entries),
     }
     if settings.lms:
+        from chunklab.writing.lms import lms_csv, lms_file_name
+
         max_scores = max_scores_of(entries, settings.lesson_id)
         files[lms_file_name(settings.lms)] = lms_csv(
             settings.lms, entries, settings.roster, max_scores
@@ -265,13 +270,13 @@ def grade_command(
     )
     kit = find_kit(Path.cwd())
     # report.html, the feedback pages and similar code: built from every report as it comes.
-    classes = (
-        None
-        if out_dir is None
-        else ClassOutputs(
-            out_dir, class_options or ClassOptions(hidden_feedback=hidden_feedback), kit, limits
-        )
-    )
+    classes = None
+    if out_dir is not None:
+        from chunklab.writing.class_options import ClassOptions
+        from chunklab.writing.class_outputs import ClassOutputs
+
+        options = class_options or ClassOptions(hidden_feedback=hidden_feedback)
+        classes = ClassOutputs(out_dir, options, kit, limits)
     items, empty = find_all(paths, lesson_id, limits.max_submission_kb * 1024)
     for hidden in (each for path in paths if path.is_dir() for each in hidden_submissions(path)):
         print(
@@ -290,8 +295,12 @@ def grade_command(
         )
     printer = JsonLinesOut(sys.stdout, jsonl or not sys.stdout.isatty(), layout)
     results = ClassResults(len(items))
-    index = ResumeIndex(out_dir, keep=resume) if out_dir is not None else None
-    keys = {i: resume_key(item, lesson_id) for i, item in enumerate(items)} if index else {}
+    index, keys = None, {}
+    if out_dir is not None:
+        from chunklab.resume import ResumeIndex, resume_key
+
+        index = ResumeIndex(out_dir, keep=resume)
+        keys = {i: resume_key(item, lesson_id) for i, item in enumerate(items)}
 
     not_written: list[str] = []
 
