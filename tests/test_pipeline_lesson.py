@@ -20,6 +20,7 @@ from chunklab.suites.chunking_pipeline import hidden_cutting
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
 from chunklab.suites.chunking_pipeline.test_hidden import LONG_SETTINGS, reference_chunks
 from chunklab.suites.chunking_pipeline.test_visible import keep_all
+from chunklab.suites.chunking_pipeline.text_scans import TextScan
 from chunklab.suites.long_texts import long_text
 
 LESSON = get_lesson("chunking_pipeline")
@@ -143,3 +144,25 @@ def test_the_allowed_ends_of_a_long_text_are_worked_out_once_per_start(monkeypat
     for _ in range(2):
         check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), short, chunks)
     assert len(starts) == 2 * (len(chunks) - 1)
+
+
+# Marks and whitespace of every kind together, at both ends and one after another.
+SCANNED = (
+    " \tOne. Two!  Three?\u00a0four.five\n\nsix ?. seven\u2028eight.\u3000 nine\u00a0\u00a0ten. "
+)
+
+
+@pytest.mark.parametrize("settings", [(6, 0), (7, 2), (12, 5), (20, 2), (3, 1)])
+@pytest.mark.parametrize("any_whitespace", [False, True])
+def test_a_text_scanned_once_allows_the_same_ends_as_its_windows(settings, any_whitespace):
+    text = SCANNED * 3 + long_text(400)
+    scan = TextScan(text)
+    chunk_size, overlap = settings
+    for start in range(len(text) - chunk_size):
+        windowed = hidden_cutting.allowed_ends(
+            text, start, chunk_size, overlap, any_whitespace=any_whitespace
+        )
+        scanned = hidden_cutting.allowed_ends(
+            text, start, chunk_size, overlap, any_whitespace=any_whitespace, scan=scan
+        )
+        assert scanned == windowed, start
