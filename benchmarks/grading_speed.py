@@ -1,30 +1,37 @@
-"""How fast chunklab grades a class, against the naive way, and what memory it takes.
+"""How fast chunklab grades a class, counted in CPU against what the lessons' own work costs.
 
 Run from the kit's folder, with the kit installed:
 
-    python benchmarks/grading_speed.py            # the full run (several minutes)
-    python benchmarks/grading_speed.py --quick    # fewer submissions, a rough look
+    python benchmarks/grading_speed.py                     # the class of 300 (several minutes)
+    python benchmarks/grading_speed.py --quick             # 30 submissions, a rough look
+    python benchmarks/grading_speed.py --against COMMIT    # and the kit at COMMIT, side by side
 
 It builds a class of submissions for the three lessons, half correct (the
-reference and the valid alternatives) and half buggy (the known mistakes
-that finish; one that never finishes only measures the time limit), as
-`.py` files and as notebooks, then measures:
+reference and the valid alternatives) and half buggy (the known mistakes that
+finish), and grades with `chunklab grade` (default jobs):
 
-- `chunklab grade` with the default number of jobs: submissions per second
-  (the median of three runs, each run shown too);
-- a real class: the same `.py` class where 10% of the files loop forever in
-  different ways (in every call; only at the end of the text; only for one
-  setting; while appending to a list; while sleeping; at import) and 5% are
-  slow but correct: submissions per second, the time the loops cost, the
-  ratio to the all-finishing class, and whether every score equals the one
-  given with generous limits (ten times the floor);
-- with `--before REV`: the char_chunk third of that class (one run each) and
-  the all-finishing `.py` class (three runs each, in turn) graded by the kit
-  as it was at the git revision REV and by this one, side by side;
-- one submission graded cold by the CLI (a new process each time);
-- the peak memory of the grading processes, for two class sizes;
-- the naive way: one `pytest` process per submission, with the submission
-  imported into the test process, on the same `.py` submissions.
+- the class as `.py` files, all finishing;
+- the same class as notebooks;
+- the `.py` class where 10% of the files loop forever in different ways and
+  5% are slow but correct;
+- one submission graded cold by the CLI (a new process each time).
+
+Each run is counted by a cgroup of its own (cgroup v1 `cpuacct` or v2
+`cpu.stat`): the CPU of every process, the grading processes' workers and
+the processes they start included. Where no cgroup can be made here, the CPU
+of the waited-for children is counted instead, which misses the workers, and
+the output says so.
+
+The floor is the reference solutions' own CPU for the calls the grader makes
+into a submission, measured here: each lesson's reference is graded once with
+its calls noted, and the same calls are then made on the reference alone and
+timed, plus what one fork of a worker costs. A figure's ratio is its CPU per
+submission over the floor of the same submissions.
+
+With `--against COMMIT`, every figure is also measured for the kit at COMMIT
+(a git worktree of it), the two kits taking turns, in the same run: on a busy
+machine only figures measured side by side compare. Scores of the two kits on
+the same submissions are compared too.
 
 It prints a table and the same figures as JSON.
 """
@@ -32,45 +39,24 @@ It prints a table and the same figures as JSON.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import datetime
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from chunklab.lessons import LESSONS
 
 KIT = Path(__file__).resolve().parent.parent
-
-NAIVE_PLUGIN = """
-import importlib.util, os, pytest
-
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-def pytest_configure(config):
-    for name in ("rule", "points", "visibility"):
-        config.addinivalue_line("markers", name)
-
-@pytest.fixture(scope="session")
-def submission():
-    module = _load(os.environ["NAIVE_SUBMISSION"], "submission")
-    module.last_arguments = None
-    module.begin_test = lambda: None
-    return module
-
-@pytest.fixture(scope="session")
-def reference():
-    return _load(os.environ["NAIVE_REFERENCE"], "reference")
-"""
 
 
 def finishing_mistakes(lesson: str, scratch: Path) -> list[Path]:
@@ -273,326 +259,428 @@ def run(
     )
 
 
-def measured(command: list[str]) -> tuple[float, int, subprocess.CompletedProcess]:
-    """Wall time, and the peak resident memory (KB) of the command's processes."""
-    probe = (
-        "import resource, subprocess, sys, time\n"
-        "start = time.perf_counter()\n"
-        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-        "elapsed = time.perf_counter() - start\n"
-        "sys.stderr.write(done.stderr)\n"
-        "sys.stdout.write(done.stdout)\n"
-        "print(elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+# --- Counting CPU --------------------------------------------------------------------------
+
+
+def own_cgroup_folder() -> Path | None:
+    """Where this process may make a cgroup that counts CPU: v2, or v1's cpuacct."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if (
+            number == "0"
+            and controllers == ""
+            and Path("/sys/fs/cgroup/cgroup.controllers").exists()
+        ):
+            return Path("/sys/fs/cgroup") / path.lstrip("/")
+        if "cpuacct" in controllers.split(","):
+            for mount in ("cpuacct", "cpu,cpuacct", "cpuacct,cpu"):
+                folder = Path("/sys/fs/cgroup") / mount
+                if folder.exists():
+                    return folder / path.lstrip("/")
+    return None
+
+
+class CpuCounter:
+    """Counts the CPU of a command and of every process it starts, in a cgroup of its own."""
+
+    def __init__(self) -> None:
+        self.parent = own_cgroup_folder()
+        self.made = 0
+        self.by_cgroup = self.parent is not None and self._works()
+
+    def _works(self) -> bool:
+        try:
+            with self.group() as read:
+                subprocess.run([sys.executable, "-c", "pass"], preexec_fn=self._joiner, check=True)
+                return read() > 0
+        except OSError:
+            return False
+
+    @contextlib.contextmanager
+    def group(self) -> Iterator[Any]:
+        assert self.parent is not None
+        self.made += 1
+        self.folder = self.parent / f"chunklab-bench-{os.getpid()}-{self.made}"
+        self.folder.mkdir()
+        try:
+            yield self._read
+        finally:
+            for _ in range(100):
+                try:
+                    self.folder.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+
+    def _joiner(self) -> None:
+        (self.folder / "cgroup.procs").write_text(str(os.getpid()))
+
+    def _read(self) -> float:
+        usage = self.folder / "cpuacct.usage"
+        if usage.exists():
+            return int(usage.read_text()) / 1e9
+        for line in (self.folder / "cpu.stat").read_text().splitlines():
+            name, value = line.split()
+            if name == "usage_usec":
+                return int(value) / 1e6
+        raise OSError("no CPU count in the cgroup")
+
+    def measure(
+        self, command: list[str], env: dict[str, str] | None = None, cwd: Path = KIT
+    ) -> tuple[float, float, subprocess.CompletedProcess]:
+        """Wall-clock seconds, CPU seconds of every process, and the command's result."""
+        full_env = {**os.environ, **(env or {})}
+        if not self.by_cgroup:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=full_env)
+            elapsed = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+            return elapsed, cpu, done
+        with self.group() as read:
+            start = time.perf_counter()
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                cwd=cwd,
+                env=full_env,
+                preexec_fn=self._joiner,
+            )
+            elapsed = time.perf_counter() - start
+            return elapsed, read(), done
+
+
+# --- The floor -----------------------------------------------------------------------------
+
+# Grades one file in this process with every call into the submission noted, then makes
+# the same calls on the reference alone: prints the reference's CPU seconds for them.
+FLOOR_PROBE = r"""
+import json, sys, time
+from pathlib import Path
+from chunklab.cli import main
+from chunklab.kit import Kit, load_reference
+from chunklab.lessons import get_lesson
+from chunklab.sandbox.backend import SandboxBackend
+
+noted = []
+request, request_many = SandboxBackend.request, SandboxBackend.request_many
+
+def note(message):
+    if message.get("op") in ("call", "new", "method"):
+        message = {k: v for k, v in message.items() if k != "digest"}
+        noted.append(json.loads(json.dumps(message)))
+
+def noting_request(self, message):
+    note(message)
+    return request(self, message)
+
+def noting_many(self, messages):
+    for message in messages:
+        note(message)
+    return request_many(self, messages)
+
+SandboxBackend.request, SandboxBackend.request_many = noting_request, noting_many
+lesson = get_lesson(sys.argv[1])
+with open("/dev/null", "w") as quiet:
+    stdout, sys.stdout = sys.stdout, quiet
+    main(["grade", "--jobs", "1", "--quiet", "--lesson", lesson.id, sys.argv[2]])
+    sys.stdout = stdout
+reference = load_reference(Kit(Path.cwd()), lesson)
+objects, spent = {}, 0.0
+for message in noted:
+    target = (
+        getattr(objects.get(message.get("handle")), message["name"], None)
+        if message["op"] == "method"
+        else getattr(reference, message["name"], None)
     )
-    result = run([sys.executable, "-c", probe, *command])
-    elapsed, peak = result.stderr.strip().splitlines()[-1].split()
-    return float(elapsed), int(peak), result
+    if target is None:
+        continue
+    started = time.thread_time()
+    try:
+        made = target(*message.get("args", []), **message.get("kwargs", {}))
+    except Exception:
+        made = None
+    spent += time.thread_time() - started
+    if message["op"] == "new":
+        objects[message["handle"]] = made
+print(json.dumps({"calls": len(noted), "cpu_s": spent}))
+"""
+
+FORK_PROBE = """
+import os, sys
+for _ in range(int(sys.argv[1])):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+"""
 
 
-def grade_class(
-    folder: Path, count: int, out: Path, repeat: int = 1, options: tuple[str, ...] = ()
+def lesson_floors(counter: CpuCounter, repeat: int = 3) -> dict[str, Any]:
+    """Each lesson's floor: its reference's CPU for the grader's calls (the least of
+    `repeat` runs), plus one fork."""
+    forks = 200
+    _, with_forks, _ = counter.measure([sys.executable, "-c", FORK_PROBE, str(forks)])
+    _, without, _ = counter.measure([sys.executable, "-c", FORK_PROBE, "0"])
+    fork_s = max(0.0, with_forks - without) / forks
+    floors: dict[str, Any] = {"fork_s": round(fork_s, 5)}
+    for lesson in LESSONS:
+        solution = KIT / "solutions" / f"{lesson}.py"
+        runs = []
+        for _ in range(repeat):
+            done = run([sys.executable, "-c", FLOOR_PROBE, lesson, str(solution)])
+            assert done.returncode == 0, done.stderr[-2000:]
+            runs.append(json.loads(done.stdout.splitlines()[-1]))
+        least = min(figure["cpu_s"] for figure in runs)
+        floors[lesson] = {"calls": runs[0]["calls"], "seconds": round(least + fork_s, 5)}
+    return floors
+
+
+def floor_of(names: list[str], floors: dict[str, Any]) -> float:
+    """The floor of these submissions (file names holding their lesson id), per submission."""
+    each = [
+        floors[next(lesson for lesson in LESSONS if lesson in name)]["seconds"] for name in names
+    ]
+    return sum(each) / len(each)
+
+
+# --- Grading with a kit ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KitUnderTest:
+    name: str
+    root: Path
+
+    def env(self) -> dict[str, str]:
+        # The kit's own code first on the path; written bytecode as an installed kit has it.
+        return {"PYTHONPATH": str(self.root / "graders"), "PYTHONDONTWRITEBYTECODE": ""}
+
+
+def grade_once(
+    counter: CpuCounter, kit: KitUnderTest, paths: list[Path], count: int
+) -> tuple[float, float, dict[str, float]]:
+    command = [sys.executable, "-m", "chunklab", "grade", "--quiet", *map(str, paths)]
+    elapsed, cpu, done = counter.measure(command, kit.env(), kit.root)
+    reports = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(reports) == count, done.stderr[-2000:]
+    return elapsed, cpu, {Path(r["submission"]).name: r["score"] for r in reports}
+
+
+def grade_figures(
+    counter: CpuCounter,
+    kits: list[KitUnderTest],
+    paths: list[Path],
+    count: int,
+    floor: float,
+    repeat: int,
 ) -> dict[str, Any]:
-    """The median of `repeat` runs: on a shared machine one run can be off by 20%."""
-    runs = []
-    scores: dict[str, float] = {}
-    for number in range(repeat):
-        elapsed, peak, result = measured(
-            [
-                sys.executable,
-                "-m",
-                "chunklab",
-                "grade",
-                *options,
-                "--out",
-                f"{out}_{number}",
-                str(folder),
-            ]
-        )
-        reports = [json.loads(line) for line in result.stdout.splitlines()]
-        assert len(reports) == count, result.stderr[-2000:]
-        these = {Path(r["submission"]).name: r["score"] for r in reports}
-        assert not scores or these == scores, "two runs gave different scores"
-        scores = these
-        runs.append((elapsed, peak, sum(r["status"] == "graded" for r in reports)))
-    elapsed = statistics.median(run[0] for run in runs)
-    return {
-        "submissions": count,
-        "seconds": round(elapsed, 2),
-        "per_second": round(count / elapsed, 1),
-        "per_second_each_run": [round(count / run[0], 1) for run in runs],
-        "peak_rss_mb": round(max(run[1] for run in runs) / 1024, 1),
-        "graded": min(run[2] for run in runs),
-        "scores": scores,
-    }
+    """Each kit grades the same submissions `repeat` times, the kits taking turns; medians."""
+    walls: dict[str, list[float]] = {kit.name: [] for kit in kits}
+    cpus: dict[str, list[float]] = {kit.name: [] for kit in kits}
+    scores: dict[str, dict[str, float]] = {}
+    for _ in range(repeat):
+        for kit in kits:
+            elapsed, cpu, these = grade_once(counter, kit, paths, count)
+            assert kit.name not in scores or scores[kit.name] == these, "two runs differ"
+            scores[kit.name] = these
+            walls[kit.name].append(elapsed)
+            cpus[kit.name].append(cpu)
+    figures: dict[str, Any] = {"submissions": count, "floor_ms": round(floor * 1000, 2)}
+    for kit in kits:
+        wall, cpu = statistics.median(walls[kit.name]), statistics.median(cpus[kit.name])
+        figures[kit.name] = {
+            "seconds": round(wall, 2),
+            "per_second": round(count / wall, 1),
+            "per_second_each_run": [round(count / one, 1) for one in walls[kit.name]],
+            "cpu_ms_per_submission": round(cpu / count * 1000, 1),
+            "ratio_to_floor": round(cpu / count / floor, 2),
+        }
+    first = scores[kits[0].name]
+    figures["scores"] = first
+    if len(kits) > 1:
+        other = scores[kits[1].name]
+        figures["different_scores"] = sorted(name for name in first if first[name] != other[name])
+    return figures
 
 
-def real_class(
-    scratch: Path, per_lesson: int, repeat: int, finishing: dict[str, Any]
+def cold_figures(
+    counter: CpuCounter, kits: list[KitUnderTest], floors: dict[str, Any], repeat: int
 ) -> dict[str, Any]:
-    """The class with loops and slow files; its scores against those of generous limits."""
-    folder = scratch / "looping"
-    made = build_looping_class(folder, per_lesson, scratch)
-    figure = grade_class(folder, len(made), scratch / "out_looping", repeat)
-    # One file of each kind of loop and of each slow solution, graded with ten times the floor.
-    generous = scratch / "generous"
-    generous.mkdir()
-    firsts = {what: name for name, what in reversed(made.items()) if what[:5] in ("loop:", "slow:")}
-    for name in firsts.values():
-        (generous / name).write_text((folder / name).read_text())
-    options = ("--call-floor-seconds", "1")
-    wide = grade_class(generous, len(firsts), scratch / "out_generous", 1, options)
-    loops = [name for name, what in made.items() if what.startswith("loop:")]
-    slow = [name for name, what in made.items() if what.startswith("slow:")]
-    figure["loops"], figure["slow"] = len(loops), len(slow)
-    figure["loop_cost_s"] = round(figure["seconds"] - finishing["seconds"], 2)
-    figure["ratio_to_finishing"] = round(figure["per_second"] / finishing["per_second"], 2)
-    # Full marks: what the reference solution of the same lesson scored.
-    reference = {
-        lesson: name
-        for name, what in reversed(made.items())
-        if what == f"finishing:{(lesson := what.split(':')[1])}:{lesson}"
-    }
-    figure["slow_at_full_marks"] = sum(
-        figure["scores"][name] == figure["scores"][reference[made[name].split(":")[1]]]
-        for name in slow
+    """One submission graded by the CLI in a new process: wall clock and CPU, medians."""
+    figures: dict[str, Any] = {"floor_ms": round(floors["char_chunk"]["seconds"] * 1000, 2)}
+    runs: dict[str, list[tuple[float, float]]] = {kit.name: [] for kit in kits}
+    for kit in kits:  # once each first: bytecode written, files in the page cache
+        grade_once(counter, kit, [kit.root / "solutions" / "char_chunk.py"], 1)
+    for _ in range(repeat):
+        for kit in kits:
+            elapsed, cpu, _ = grade_once(
+                counter, kit, [kit.root / "solutions" / "char_chunk.py"], 1
+            )
+            runs[kit.name].append((elapsed, cpu))
+    for kit in kits:
+        wall = statistics.median(one[0] for one in runs[kit.name])
+        cpu = statistics.median(one[1] for one in runs[kit.name])
+        figures[kit.name] = {
+            "seconds": round(wall, 3),
+            "cpu_s": round(cpu, 3),
+            "ratio_to_floor": round(cpu / floors["char_chunk"]["seconds"], 1),
+        }
+    return figures
+
+
+@contextlib.contextmanager
+def kit_at(commit: str, scratch: Path) -> Iterator[KitUnderTest]:
+    """The kit as it was at `commit`, in a git worktree of its own, removed afterwards."""
+    folder = scratch / "against"
+    subprocess.run(
+        ["git", "-C", str(KIT), "worktree", "add", "--detach", str(folder), commit],
+        capture_output=True,
+        check=True,
     )
-    figure["generous"] = {
-        "compared": len(firsts),
-        "options": " ".join(options),
-        "seconds": wide["seconds"],
-        "different_scores": sorted(
-            made[name] for name in firsts.values() if wide["scores"][name] != figure["scores"][name]
-        ),
-    }
-    return figure
-
-
-def before_and_after(scratch: Path, revision: str, repeat: int) -> dict[str, Any]:
-    """Classes graded by the kit at `revision` and by this one, in turn.
-
-    The char_chunk third of the real class once each (the kit before may take
-    minutes on it), and the all-finishing `.py` class `repeat` times each.
-    """
-    kit = scratch / "before"
-    kit.mkdir()
-    archive = subprocess.run(
-        ["git", "-C", str(KIT), "archive", revision], capture_output=True, check=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(kit)], input=archive, check=True)
-    looping = scratch / "looping_char"
-    looping.mkdir()
-    for path in sorted((scratch / "looping").glob("*_char_chunk.py")):
-        (looping / path.name).write_text(path.read_text())
-    commit = subprocess.run(
-        ["git", "-C", str(KIT), "rev-parse", "--short", revision],
+    short = subprocess.run(
+        ["git", "-C", str(KIT), "rev-parse", "--short", commit],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.strip()
-    return {
-        "revision": f"{revision} = {commit}" if commit != revision else revision,
-        "looping_char": side_by_side(looping, kit, 1),
-        "finishing_py": side_by_side(scratch / "py", kit, repeat),
-    }
+    try:
+        yield KitUnderTest(short, folder)
+    finally:
+        subprocess.run(
+            ["git", "-C", str(KIT), "worktree", "remove", "--force", str(folder)],
+            capture_output=True,
+            check=False,
+        )
 
 
-def side_by_side(folder: Path, kit_before: Path, repeat: int) -> dict[str, Any]:
-    """One class graded by the kit before and this one, in turn; medians, and scores compared."""
-    count = len(list(folder.iterdir()))
-    command = [sys.executable, "-m", "chunklab", "grade", str(folder)]
-    kits = {"before": ({"PYTHONPATH": str(kit_before / "graders")}, kit_before), "after": ({}, KIT)}
-    times: dict[str, list[float]] = {"before": [], "after": []}
-    scores: dict[str, dict[str, float]] = {}
-    for _ in range(repeat):
-        for when, (env, cwd) in kits.items():
-            start = time.perf_counter()
-            result = run(command, env, cwd)
-            times[when].append(time.perf_counter() - start)
-            reports = [json.loads(line) for line in result.stdout.splitlines()]
-            assert len(reports) == count, result.stderr[-2000:]
-            scores[when] = {Path(r["submission"]).name: r["score"] for r in reports}
-    figures: dict[str, Any] = {"submissions": count}
-    for when, each in times.items():
-        figures[when] = {
-            "seconds": round(statistics.median(each), 2),
-            "per_second": round(count / statistics.median(each), 1),
-            "per_second_each_run": [round(count / one, 1) for one in each],
-        }
-    figures["different_scores"] = sorted(
-        name for name in scores["before"] if scores["before"][name] != scores["after"][name]
-    )
-    return figures
-
-
-def naive_grade(submissions: list[Path], scratch: Path, jobs: int) -> dict[str, float]:
-    plugin_dir = scratch / "naive"
-    plugin_dir.mkdir()
-    (plugin_dir / "naive_plugin.py").write_text(NAIVE_PLUGIN)
-    suites = KIT / "graders" / "chunklab" / "suites"
-
-    def one(path: Path) -> int:
-        lesson = next(lesson for lesson in LESSONS if path.stem.endswith(lesson))
-        return run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "naive_plugin",
-                "-p",
-                "no:cacheprovider",
-                "--rootdir",
-                str(suites),
-                "-c",
-                str(suites / "pytest.ini"),
-                str(suites / lesson),
-            ],
-            env={
-                "PYTHONPATH": str(plugin_dir),
-                "NAIVE_SUBMISSION": str(path),
-                "NAIVE_REFERENCE": str(KIT / "solutions" / f"{lesson}.py"),
-            },
-        ).returncode
-
-    start = time.perf_counter()
-    with ThreadPoolExecutor(jobs) as pool:
-        list(pool.map(one, submissions))
-    elapsed = time.perf_counter() - start
-    return {
-        "submissions": len(submissions),
-        "seconds": round(elapsed, 2),
-        "per_second": round(len(submissions) / elapsed, 2),
-    }
-
-
-def cold_single(repeat: int) -> dict[str, float]:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = run([sys.executable, "-m", "chunklab", "grade", "solutions/char_chunk.py"])
-        times.append(time.perf_counter() - start)
-        assert json.loads(result.stdout)["status"] == "graded"
-    return {
-        "median_s": round(statistics.median(times), 3),
-        "min_s": round(min(times), 3),
-        "runs": repeat,
-    }
+def this_commit() -> str:
+    done = run(["git", "-C", str(KIT), "describe", "--always", "--dirty"])
+    return done.stdout.strip() or "unknown"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--quick", action="store_true", help="30 submissions per lesson, no naive run"
-    )
+    parser.add_argument("--quick", action="store_true", help="10 submissions per lesson")
     parser.add_argument(
         "--repeat", type=int, default=3, help="runs of each class grading (the median counts)"
     )
-    parser.add_argument("--no-naive", action="store_true", help="skip the naive way")
     parser.add_argument(
-        "--before",
-        metavar="REV",
-        help="also grade the char_chunk third of the real class with the kit at git revision REV",
+        "--against", metavar="COMMIT", help="also grade everything with the kit at COMMIT"
     )
     args = parser.parse_args()
     per_lesson = 10 if args.quick else 100
-    jobs = os.cpu_count() or 1
-    figures: dict[str, object] = {"cpus": jobs, "python": sys.version.split()[0]}
-    with tempfile.TemporaryDirectory(prefix="chunklab-bench-") as name:
+    counter = CpuCounter()
+    figures: dict[str, Any] = {
+        "commit": this_commit(),
+        "date": datetime.date.today().isoformat(),
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "cpu_counted_by": "cgroup" if counter.by_cgroup else "rusage of children (workers missed)",
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+    }
+    with (
+        tempfile.TemporaryDirectory(prefix="chunklab-bench-") as name,
+        contextlib.ExitStack() as stack,
+    ):
         scratch = Path(name)
+        kits = [KitUnderTest("this kit", KIT)]
+        if args.against:
+            kits.append(stack.enter_context(kit_at(args.against, scratch)))
+        figures["kits"] = [kit.name for kit in kits]
+        floors = lesson_floors(counter)
+        figures["floors"] = floors
         py = build_class(scratch / "py", per_lesson, False, scratch)
         build_class(scratch / "ipynb", per_lesson, True, scratch)
-        figures["py"] = grade_class(scratch / "py", len(py), scratch / "out_py", args.repeat)
-        figures["ipynb"] = grade_class(
-            scratch / "ipynb", len(py), scratch / "out_ipynb", args.repeat
-        )
-        figures["looping_py"] = real_class(scratch, per_lesson, args.repeat, figures["py"])
-        if args.before:
-            figures["before_after"] = before_and_after(scratch, args.before, args.repeat)
-        figures["cold_single"] = cold_single(5)
-        big = scratch / "big"
-        build_class(big, (per_lesson * 10) // 3, False, scratch)
-        count = len(list(big.iterdir()))
-        figures["memory"] = {
-            "small": {"submissions": len(py), "peak_rss_mb": figures["py"]["peak_rss_mb"]},
-            "large": {
-                "submissions": count,
-                "peak_rss_mb": grade_class(big, count, scratch / "out_big")["peak_rss_mb"],
-            },
+        looping = build_looping_class(scratch / "looping", per_lesson, scratch)
+        floor = floor_of([path.name for path in py], floors)
+        classes = {
+            "py": [scratch / "py"],
+            "ipynb": [scratch / "ipynb"],
+            "looping_py": [scratch / "looping"],
         }
-        if not args.quick and not args.no_naive:
-            naive = naive_grade(py, scratch, jobs)
-            figures["naive_py"] = naive
-            figures["speedup_vs_naive"] = round(
-                figures["py"]["per_second"] / naive["per_second"], 1
-            )
+        for key, paths in classes.items():
+            figures[key] = grade_figures(counter, kits, paths, len(py), floor, args.repeat)
+        real = figures["looping_py"]
+        slow = [name for name, what in looping.items() if what.startswith("slow:")]
+        real["loops"] = sum(what.startswith("loop:") for what in looping.values())
+        real["slow"] = len(slow)
+        reference = {
+            lesson: name
+            for name, what in reversed(looping.items())
+            if what == f"finishing:{(lesson := what.split(':')[1])}:{lesson}"
+        }
+        real["slow_at_full_marks"] = sum(
+            real["scores"][name] == real["scores"][reference[looping[name].split(":")[1]]]
+            for name in slow
+        )
+        figures["cold_single"] = cold_figures(counter, kits, floors, 2 * args.repeat + 1)
     print_table(figures)
-    for figure in (figures["py"], figures["ipynb"], figures["looping_py"]):
-        figure.pop("scores")
+    for key in classes:
+        figures[key].pop("scores")
     print(json.dumps(figures, indent=2))
     return 0
 
 
-def speed_text(figure: dict) -> str:
-    each = ", ".join(f"{speed}/s" for speed in figure["per_second_each_run"])
-    return f"{figure['per_second']}/s median ({figure['seconds']} s; runs: {each})"
-
-
-def print_table(figures: dict) -> None:
-    rows = [
-        ("what", "figure"),
-        (
-            f"{figures['py']['submissions']} .py submissions, {figures['cpus']} jobs",
-            speed_text(figures["py"]),
-        ),
-        (
-            f"{figures['ipynb']['submissions']} notebooks, {figures['cpus']} jobs",
-            speed_text(figures["ipynb"]),
-        ),
-        ("one submission, cold CLI (median of 5)", f"{figures['cold_single']['median_s']} s"),
-    ]
-    real = figures["looping_py"]
-    rows += [
-        (
-            f"{real['submissions']} .py, {real['loops']} looping, {real['slow']} slow",
-            speed_text(real),
-        ),
-        ("time the loops cost (against the all-finishing class)", f"{real['loop_cost_s']} s"),
-        ("speed against the all-finishing class", f"{real['ratio_to_finishing']}"),
-        ("slow but correct files at full marks", f"{real['slow_at_full_marks']} of {real['slow']}"),
-        (
-            f"scores unlike generous limits ({real['generous']['options']}), "
-            f"{real['generous']['compared']} kinds",
-            str(len(real["generous"]["different_scores"])),
-        ),
-    ]
-    if "before_after" in figures:
-        both = figures["before_after"]
-        for key, what in (("looping_char", "char_chunk .py with loops"), ("finishing_py", ".py")):
-            pair = both[key]
-            for when in ("before", "after"):
-                kit = both["revision"] if when == "before" else "this kit"
-                rows.append(
-                    (
-                        f"{pair['submissions']} {what}, {when} ({kit})",
-                        speed_text(pair[when]),
-                    )
-                )
+def print_table(figures: dict[str, Any]) -> None:
+    kits = figures["kits"]
+    rows = [("what", "kit", "submissions/s", "CPU ms/submission", "x floor")]
+    names = {
+        "py": ".py, all finishing",
+        "ipynb": "notebooks, all finishing",
+        "looping_py": ".py, 10% loop, 5% slow",
+    }
+    for key, what in names.items():
+        figure = figures[key]
+        for kit in kits:
+            mine = figure[kit]
             rows.append(
-                ("  scores that differ, before and after", str(len(pair["different_scores"])))
+                (
+                    f"{figure['submissions']} {what}",
+                    kit,
+                    f"{mine['per_second']} ({', '.join(map(str, mine['per_second_each_run']))})",
+                    f"{mine['cpu_ms_per_submission']}",
+                    f"{mine['ratio_to_floor']}",
+                )
             )
-    if "naive_py" in figures:
-        naive = figures["naive_py"]
+    cold = figures["cold_single"]
+    for kit in kits:
         rows.append(
             (
-                f"naive: one pytest per submission, {naive['submissions']} .py",
-                f"{naive['per_second']}/s ({naive['seconds']} s)",
+                "one submission, cold CLI",
+                kit,
+                f"{cold[kit]['seconds']} s",
+                f"{round(cold[kit]['cpu_s'] * 1000)}",
+                f"{cold[kit]['ratio_to_floor']}",
             )
         )
-        rows.append(("chunklab / naive", f"{figures['speedup_vs_naive']}x"))
-    width = max(len(row[0]) for row in rows)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        print(f"{row[0].ljust(width)}  {row[1]}")
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+    print()
+    floors = figures["floors"]
+    print(
+        "floor (the reference's CPU for the grader's calls, plus one fork of "
+        f"{floors['fork_s'] * 1000:.2f} ms): "
+        + ", ".join(f"{lesson} {floors[lesson]['seconds'] * 1000:.1f} ms" for lesson in LESSONS)
+    )
+    if len(kits) > 1:
+        for key, what in names.items():
+            print(
+                f"scores that differ between the kits, {what}: {figures[key]['different_scores']}"
+            )
+    real = figures["looping_py"]
+    print(f"slow but correct files at full marks: {real['slow_at_full_marks']} of {real['slow']}")
+    print(
+        f"CPU counted by {figures['cpu_counted_by']}; load average at start "
+        f"{figures['load_average_at_start']}; commit {figures['commit']}, {figures['date']}"
+    )
     print()
 
 

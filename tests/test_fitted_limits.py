@@ -4,10 +4,12 @@ generous ceiling), and a runaway in memory is stopped by its growth."""
 from __future__ import annotations
 
 import types
+from typing import cast
 
 import pytest
 
 from chunklab.sandbox import fitted_limits
+from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.call_watch import (
     CPU_SLACK,
     WALL_FACTOR,
@@ -21,8 +23,11 @@ from chunklab.sandbox.call_watch import (
 from chunklab.sandbox.cpu_time import CpuUse
 from chunklab.sandbox.fitted_limits import FACTOR, ReferenceTimes, call_seconds
 from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.worker_kind import Workers
 
 LIMITS = Limits(call_seconds=2.0, call_floor_seconds=0.1)
+# A backend's workers, for checks that start none.
+NO_WORKERS = cast(Workers, None)
 
 
 @pytest.fixture
@@ -112,6 +117,17 @@ def test_methods_are_timed_on_the_reference_object_made_with_the_same_arguments(
     other.seconds(call("Pipeline", 3, op="new", handle=2))
     other.seconds(call("chunk_text", "xy", op="method", handle=2))
     assert made == ["new 7", "chunk_text xy 7", "new 3", "chunk_text xy 3"]
+
+
+def test_a_call_of_a_test_that_states_its_limit_is_not_timed_on_the_reference():
+    module, made = counting_reference()
+    backend = SandboxBackend(NO_WORKERS, (), LIMITS, ReferenceTimes(module))
+    backend.begin_test(1.5)
+    assert backend._own_limit(call("chunk", "abc", 2, 1)).own_seconds == 1.5
+    assert made == []
+    backend.begin_test()
+    backend._own_limit(call("chunk", "abc", 2, 1))
+    assert made == ["chunk abc"]
 
 
 def test_calls_the_reference_cannot_answer_have_no_time():

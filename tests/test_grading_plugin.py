@@ -11,7 +11,7 @@ import pytest
 
 from chunklab.authoring.rules import suite_files
 from chunklab.lessons import get_lesson
-from chunklab.running.plugin import GradingPlugin, SuiteEntry, submission_key
+from chunklab.running.plugin import GradingPlugin, SuiteEntry, stage_notes, submission_key
 from chunklab.running.pytest_run import pytest_arguments
 from chunklab.suites.checks import RuleBroken
 
@@ -77,6 +77,31 @@ def test_a_failed_check_s_frames_do_not_keep_what_the_submission_returned():
     except RuleBroken:
         excinfo = pytest.ExceptionInfo.from_current()
     call = SimpleNamespace(when="call", excinfo=excinfo)
-    data = GradingPlugin().pytest_json_runtest_metadata(None, call)  # type: ignore[arg-type]
+    data = stage_notes(None, call)  # type: ignore[arg-type]
     assert data["feedback"] == "Got: 1000 chunks"
     assert excinfo.tb.tb_next is not None and excinfo.tb.tb_next.tb_frame.f_locals == {}
+
+
+class Registered:
+    """The names of the plugins a session has, once it is configured."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        plugins = config.pluginmanager.list_name_plugin()
+        self.names = {name for name, plugin in plugins if plugin is not None}
+
+
+def test_a_grading_session_has_no_plugin_that_works_at_every_test_for_nothing():
+    registered = Registered()
+    with contextlib.redirect_stdout(io.StringIO()):
+        pytest.main(
+            pytest_arguments(get_lesson("char_chunk"), "--collect-only"),
+            plugins=[GradingPlugin(), registered],
+        )
+    assert {"python", "runner", "fixtures"} <= registered.names
+    # The grading plugin makes every report and outcome itself: nothing shows them,
+    # captures output around each stage or turns them into JSON.
+    unused = {"terminalreporter", "capturemanager", "skipping", "assertion", "pytest_jsonreport"}
+    assert not unused & registered.names

@@ -8,6 +8,8 @@ share sits at the bottom and imports nothing of the package.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 
 from chunklab.kit import PACKAGE_DIR
 
@@ -74,3 +76,30 @@ def test_the_contract_imports_nothing_of_the_package():
 def test_the_cycle_finder_finds_a_cycle():
     assert a_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert a_cycle({"a": {"b"}, "b": {"c"}}) is None
+
+
+# What grading one submission to stdout never needs: the class's pages and tallies, code
+# similarity, the lesson texts Gradescope's groups come from, other grading processes.
+ONLY_FOR_CLASS_FILES = (
+    "chunklab.writing.class_outputs",
+    "chunklab.writing.class_report",
+    "chunklab.writing.feedback_page",
+    "chunklab.similarity",
+    "chunklab.resume",
+    "chunklab.writing.lms",
+    "chunklab.authoring.lesson_source",
+    "multiprocessing",
+)
+
+
+def test_the_grade_command_starts_without_what_only_class_files_need():
+    probe = (
+        "import sys\n"
+        "import chunklab.cli, chunklab.commands.grade\n"
+        "chunklab.cli.build_parser()\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    loaded = set(done.stdout.split())
+    assert "chunklab.commands.grade" in loaded, done.stderr
+    assert sorted(loaded & set(ONLY_FOR_CLASS_FILES)) == []

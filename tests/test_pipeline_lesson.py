@@ -16,9 +16,11 @@ from chunklab.running.in_process import InProcessBackend
 from chunklab.running.pytest_run import run_suite
 from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.scoring.report import TestOutcome
+from chunklab.suites.chunking_pipeline import hidden_cutting
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
 from chunklab.suites.chunking_pipeline.test_hidden import LONG_SETTINGS, reference_chunks
 from chunklab.suites.chunking_pipeline.test_visible import keep_all
+from chunklab.suites.chunking_pipeline.text_scans import TextScan
 from chunklab.suites.long_texts import long_text
 
 LESSON = get_lesson("chunking_pipeline")
@@ -120,3 +122,47 @@ def test_the_reference_chunks_of_the_long_document_follow_the_cutting_rules():
     text = long_text()
     chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
     assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, chunks) == chunks
+
+
+def test_the_allowed_ends_of_a_long_text_are_worked_out_once_per_start(monkeypatch):
+    real, starts = hidden_cutting.allowed_ends, []
+
+    def counted(text, start, *args, **kwargs):
+        starts.append(start)
+        return real(text, start, *args, **kwargs)
+
+    monkeypatch.setattr(hidden_cutting, "allowed_ends", counted)
+    text = long_text(hidden_cutting.KEPT_FROM_LENGTH + 7)
+    chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
+    for _ in range(2):
+        assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, chunks) == chunks
+    assert len(starts) == len(set(starts)) == len(chunks) - 1
+    # A short text's are not kept.
+    starts.clear()
+    short = text[:300]
+    chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, short)
+    for _ in range(2):
+        check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), short, chunks)
+    assert len(starts) == 2 * (len(chunks) - 1)
+
+
+# Marks and whitespace of every kind together, at both ends and one after another.
+SCANNED = (
+    " \tOne. Two!  Three?\u00a0four.five\n\nsix ?. seven\u2028eight.\u3000 nine\u00a0\u00a0ten. "
+)
+
+
+@pytest.mark.parametrize("settings", [(6, 0), (7, 2), (12, 5), (20, 2), (3, 1)])
+@pytest.mark.parametrize("any_whitespace", [False, True])
+def test_a_text_scanned_once_allows_the_same_ends_as_its_windows(settings, any_whitespace):
+    text = SCANNED * 3 + long_text(400)
+    scan = TextScan(text)
+    chunk_size, overlap = settings
+    for start in range(len(text) - chunk_size):
+        windowed = hidden_cutting.allowed_ends(
+            text, start, chunk_size, overlap, any_whitespace=any_whitespace
+        )
+        scanned = hidden_cutting.allowed_ends(
+            text, start, chunk_size, overlap, any_whitespace=any_whitespace, scan=scan
+        )
+        assert scanned == windowed, start

@@ -8,6 +8,7 @@ import pytest
 
 from chunklab.contract import Backend
 from chunklab.running.submission_proxy import SubmissionProxy
+from chunklab.suites import checks
 from chunklab.suites.checks import (
     RuleBroken,
     answers,
@@ -187,3 +188,27 @@ def test_a_long_answer_names_the_character_after_its_first_differing_chunk():
         "At character 0 of chunk 50 there is U+0441 (CYRILLIC SMALL LETTER ES), "
         "where U+0063 (LATIN SMALL LETTER C) was expected."
     )
+
+
+def test_the_first_differing_chunk_of_a_long_answer_is_found_without_a_step_per_chunk(
+    monkeypatch,
+):
+    expected = [f"chunk{k:03d}" for k in range(300)]
+    actual = [*expected[:250], "\u0441hunk250", *expected[251:260]]
+    compared: list[object] = []
+    for name in ("same_value", "first_string_difference"):
+        real = getattr(checks, name)
+        monkeypatch.setattr(
+            checks, name, lambda *args, real=real: compared.append(args) or real(*args)
+        )
+    with pytest.raises(RuleBroken) as caught:
+        expect_same(actual, expected, given="f()")
+    message = str(caught.value)
+    assert "Expected: 300 chunks; chunk 250 is 'chunk250'\nGot: 260 chunks; chunk 250 is" in message
+    assert "Chunks 0 to 249 are right; chunk 250 is the first that differs." in message
+    assert message.endswith(
+        "At character 0 of chunk 250 there is U+0441 (CYRILLIC SMALL LETTER ES), "
+        "where U+0063 (LATIN SMALL LETTER C) was expected."
+    )
+    # Only the whole answers and the one differing chunk, not each chunk in turn.
+    assert len(compared) < 10

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import multiprocessing
 import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -143,6 +141,8 @@ def grading_process(
 
 def start_method() -> StartMethod:
     """`fork` is fastest, but only safe while this process runs no other thread."""
+    import multiprocessing  # only where several processes grade: one submission needs none
+
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
         return "fork"
@@ -151,6 +151,8 @@ def start_method() -> StartMethod:
 
 def process_context() -> ForkContext | ForkServerContext | SpawnContext:
     """The context of `start_method()`, asked for by name: each kind has its own `Process`."""
+    import multiprocessing
+
     method = start_method()
     if method == "fork":
         return multiprocessing.get_context("fork")
@@ -180,6 +182,8 @@ class GradingProcess:
 def grade_in_parallel(
     items: Batch, lesson_id: str | None, kit: Kit, limits: Limits, jobs: int
 ) -> Iterator[Result]:
+    from multiprocessing import connection
+
     context = process_context()
     pool = WorkPool(items, lesson_id)
     # One two-way channel per grading process: it asks for work and hands back results.
@@ -224,7 +228,7 @@ def grade_in_parallel(
         start()
     try:
         while not pool.done:
-            for ready in wait(list(running), timeout=0.5):
+            for ready in connection.wait(list(running), timeout=0.5):
                 each = running[ready]
                 try:
                     kind, payload = each.channel.recv()

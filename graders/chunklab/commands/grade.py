@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from chunklab.batch import grade_many
 from chunklab.commands.lms_run import (
@@ -27,11 +27,11 @@ from chunklab.errors import GradingBrokeOffError, UsageError
 from chunklab.kit import Kit, find_kit
 from chunklab.lessons import get_lesson
 from chunklab.reading.read import SubmissionPath, find_submissions, hidden_submissions
-from chunklab.resume import ResumeIndex, ResumeKey, Vanished, resume_key
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 from chunklab.scoring.report import GradeReport, Problem
-from chunklab.writing.class_outputs import ClassExtras, ClassOptions, ClassOutputs
+from chunklab.writing.class_options import ClassOptions
+from chunklab.writing.class_outputs import ClassExtras, ClassOutputs
 from chunklab.writing.csv_file import csv_text
 from chunklab.writing.files import (
     report_file_name,
@@ -51,13 +51,19 @@ from chunklab.writing.gradebook import (
     summary,
 )
 from chunklab.writing.inert import json_line, terminal_safe
-from chunklab.writing.lms import LmsOptions, lms_csv, lms_file_name
+from chunklab.writing.lms import LmsOptions
 from chunklab.writing.progress import ProgressBar
 from chunklab.writing.report_layout import ReportLayout
 from chunklab.writing.roster import Roster, RosterColumns, read_roster, with_roster
 from chunklab.writing.roster_figures import roster_figures
 from chunklab.writing.streams import silence
 from chunklab.writing.table import Outline, outline, results_table
+
+if TYPE_CHECKING:
+    # What only --out, --resume and --lms need is imported when they are given: a single
+    # submission graded to stdout starts without the class's pages and similarity code.
+    from chunklab.resume import ResumeIndex, ResumeKey, Vanished
+    from chunklab.writing.class_options import ClassOptions
 
 EXIT_INTERRUPTED = 130
 EXIT_NO_SUBMISSION = 3
@@ -239,6 +245,8 @@ def write_class_files(
         "rules.csv": rules_csv(entries),
     }
     if settings.lms:
+        from chunklab.writing.lms import lms_csv, lms_file_name
+
         max_scores = max_scores_of(entries, settings.lesson_id)
         files[lms_file_name(settings.lms)], notes = lms_csv(
             settings.lms, entries, settings.roster, max_scores, settings.lms_options
@@ -364,8 +372,12 @@ def grade_found(
         )
     printer = JsonLinesOut(sys.stdout, jsonl or not sys.stdout.isatty(), layout)
     results = ClassResults(len(items))
-    index = ResumeIndex(out_dir, keep=resume) if out_dir is not None else None
-    keys = {i: resume_key(item, lesson_id) for i, item in enumerate(items)} if index else {}
+    index, keys = None, {}
+    if out_dir is not None:
+        from chunklab.resume import ResumeIndex, resume_key
+
+        index = ResumeIndex(out_dir, keep=resume)
+        keys = {i: resume_key(item, lesson_id) for i, item in enumerate(items)}
 
     not_written: list[str] = []
 

@@ -6,9 +6,9 @@ proxy, never the submission's own objects) is opened once per submission
 and closed after its last test, so only one is running at a time. The
 `reference` fixture is the reference solution, loaded in the grading
 process for hidden comparisons. Each test's `rule`, `points` and
-`visibility` markers and the feedback for a failure ride on
-pytest-json-report's metadata, so scores come from the grading process's
-own report and nothing else.
+`visibility` markers and the feedback for a failure are noted as its stages
+are reported, and each test's outcome is made once it has ended, so scores
+come from the grading process's own reports and nothing else.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ import pytest
 from chunklab.contract import CallTimedOut, WorkerCrashed
 from chunklab.errors import SubmissionError
 from chunklab.running.submission_proxy import SubmissionProxy
+from chunklab.scoring.outcomes import outcome_of
+from chunklab.scoring.report import TestOutcome
 from chunklab.suites.checks import RuleBroken, shorten
 
 MARKERS = (
@@ -63,6 +65,11 @@ class GradingPlugin:
         self.problems: list[str] = []
         self.load_errors: dict[str, SubmissionError] = {}
         self.open_proxies: dict[str, SubmissionProxy] = {}
+        # The notes of each test still running, and whether its stages so far passed.
+        self.running: dict[str, tuple[dict[str, Any], bool]] = {}
+        # Each submission's outcomes, as its tests end.
+        self.outcomes: dict[str, list[TestOutcome]] = {}
+        self.finished = False
 
     def pytest_configure(self, config: pytest.Config) -> None:
         for line in MARKERS:
@@ -115,48 +122,67 @@ class GradingPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo
-    ) -> pytest.TestReport | None:
-        """A broken rule's report carries its message, without pytest's traceback rendering.
+    ) -> pytest.TestReport:
+        """Each stage's report, noted for the test's outcome.
 
-        The feedback comes from the exception (see `classify_failure`); rendering
-        a long traceback for every failed check would cost more than the check.
+        A broken rule's report carries its message, without pytest's traceback
+        rendering: the feedback comes from the exception (see `classify_failure`),
+        and rendering a long traceback for every failed check would cost more than
+        the check.
         """
         if (
-            call.when != "call"
-            or call.excinfo is None
-            or not call.excinfo.errisinstance(RuleBroken)
+            call.when == "call"
+            and call.excinfo is not None
+            and call.excinfo.errisinstance(RuleBroken)
         ):
-            return None
-        return pytest.TestReport(
-            item.nodeid,
-            item.location,
-            {},
-            "failed",
-            str(call.excinfo.value),
-            call.when,
-            duration=call.duration,
-            start=call.start,
-            stop=call.stop,
-            user_properties=item.user_properties,
-        )
+            report = pytest.TestReport(
+                item.nodeid,
+                item.location,
+                {},
+                "failed",
+                str(call.excinfo.value),
+                call.when,
+                duration=call.duration,
+                start=call.start,
+                stop=call.stop,
+                user_properties=item.user_properties,
+            )
+        else:
+            report = pytest.TestReport.from_item_and_call(item, call)
+        self._note_stage(item, call, report.passed)
+        return report
 
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_json_runtest_metadata(self, item: pytest.Item, call: pytest.CallInfo) -> dict:
-        data: dict[str, Any] = {}
-        if call.when == "setup":
-            data = {
-                "rule": str(marker_value(item, "rule")),
-                "points": float(marker_value(item, "points") or 0),
-                "visibility": str(marker_value(item, "visibility")),
-                "submission": submission_key(item),
-            }
-        if call.excinfo is not None and call.when in ("setup", "call"):
-            data["kind"], data["feedback"] = classify_failure(call.excinfo.value)
-        if call.excinfo is not None:
-            # The report is made: the failure's frames (holding what the submission
-            # returned) must not outlive the test, whoever keeps the exception.
-            traceback.clear_frames(call.excinfo.tb)
-        return data
+    def _note_stage(self, item: pytest.Item, call: pytest.CallInfo, passed: bool) -> None:
+        notes, passed_so_far = self.running.pop(item.nodeid, ({}, True))
+        notes.update(stage_notes(item, call))
+        if call.when != "teardown":
+            self.running[item.nodeid] = (notes, passed_so_far and passed)
+            return
+        key = str(notes.get("submission"))
+        outcome = outcome_of(item.nodeid, notes, passed_so_far and passed)
+        self.outcomes.setdefault(key, []).append(outcome)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.finished = True
+
+
+def stage_notes(item: pytest.Item, call: pytest.CallInfo) -> dict[str, Any]:
+    """What a stage of a test tells of its outcome: its markers at setup, a failure's feedback."""
+    data: dict[str, Any] = {}
+    if call.when == "setup":
+        data = {
+            "rule": str(marker_value(item, "rule")),
+            "points": float(marker_value(item, "points") or 0),
+            "visibility": str(marker_value(item, "visibility")),
+            "submission": submission_key(item),
+        }
+    if call.excinfo is not None and call.when in ("setup", "call"):
+        data["kind"], data["feedback"] = classify_failure(call.excinfo.value)
+    if call.excinfo is not None:
+        # The report is made: the failure's frames (holding what the submission
+        # returned) must not outlive the test, whoever keeps the exception.
+        traceback.clear_frames(call.excinfo.tb)
+    return data
 
 
 GRADING = pytest.StashKey[GradingPlugin]()

@@ -1,4 +1,4 @@
-"""Runs a lesson's grader suite with pytest and pytest-json-report, in this process."""
+"""Runs a lesson's grader suite with pytest, in this process."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from pytest_jsonreport.plugin import JSONReport
 
 from chunklab.errors import KitLayoutError, SubmissionError
 from chunklab.kit import suite_dir
@@ -19,12 +18,18 @@ from chunklab.lessons import Lesson
 from chunklab.running import plugin as fixtures
 from chunklab.running.plugin import GradingPlugin, SuiteEntry
 from chunklab.running.submission_proxy import SubmissionProxy
-from chunklab.scoring.outcomes import outcomes_by_submission
+from chunklab.scoring.outcomes import visible_first
 from chunklab.scoring.report import TestOutcome
 
 # Built-in plugins a grading run has no use for: each one costs time at every test or
-# at every session's end, and a grading session runs thousands of tests.
+# at every session's end, and a grading session runs thousands of tests. The grading
+# plugin makes the reports and outcomes; nothing is shown, captured or rewritten.
 UNUSED_PLUGINS = (
+    "terminal",
+    "capture",
+    "skipping",
+    "assertion",
+    "legacypath",
     "cacheprovider",
     "stepwise",
     "unraisableexception",
@@ -49,23 +54,7 @@ PYTEST_ARGS = (
     # Only the plugins named here: whatever else is installed (pytest-randomly, coverage,
     # Hypothesis's own plugin) must neither reorder, slow down nor change a grading run.
     "--disable-plugin-autoload",
-    "-p",
-    "pytest_jsonreport.plugin",
     *(arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")),
-    "-q",
-    "--tb=no",
-    "--no-header",
-    "--assert=plain",
-    # Grader tests print nothing; what a submission prints never reaches this process.
-    "--capture=no",
-    "--json-report-file=none",
-    "--json-report-omit",
-    "collectors",
-    "log",
-    "streams",
-    "keywords",
-    "traceback",
-    "warnings",
     "-o",
     "python_files=test_*.py",
     "-o",
@@ -122,12 +111,11 @@ def run_suites(
 ) -> SuiteRun:
     """Run the lesson's grader tests against every entry, in one pytest session."""
     grading = GradingPlugin(entries, reference=reference, visible_only=visible_only)
-    report = JSONReport()
     with grading_environment():
-        exit_code = pytest.main(pytest_arguments(lesson), plugins=[grading, fixtures, report])
+        exit_code = pytest.main(pytest_arguments(lesson), plugins=[grading, fixtures])
     if (
         grading.problems
-        or report.report is None
+        or not grading.finished
         or exit_code
         in (
             pytest.ExitCode.INTERNAL_ERROR,
@@ -137,10 +125,9 @@ def run_suites(
     ):
         detail = "; ".join(grading.problems) or f"pytest exit code {int(exit_code)}"
         raise KitLayoutError(f"the grader suite of {lesson.id} is broken: {detail}")
-    outcomes = outcomes_by_submission(report.report)
     return SuiteRun(
         outcomes={
-            entry.key: outcomes.get(entry.key, [])
+            entry.key: visible_first(grading.outcomes.get(entry.key, []))
             for entry in entries
             if entry.key not in grading.load_errors
         },

@@ -1,4 +1,4 @@
-"""Reads test outcomes out of a pytest-json-report report."""
+"""Turns what the grading plugin noted of each grader test into its outcome."""
 
 from __future__ import annotations
 
@@ -7,20 +7,22 @@ from typing import Any
 from chunklab.scoring.report import OUTCOMES, Outcome, TestOutcome, Visibility
 
 
-def outcome_of(test: dict[str, Any]) -> TestOutcome:
-    metadata = test.get("metadata", {})
-    passed = test.get("outcome") == "passed"
-    kind = metadata.get("kind", "error")
+def outcome_of(nodeid: str, notes: dict[str, Any], passed: bool) -> TestOutcome:
+    """A test's outcome from its notes (markers, the kind and feedback of a failure).
+
+    `passed` is whether every stage of the test (setup, call, teardown) passed.
+    """
+    kind = notes.get("kind", "error")
     failed: Outcome = kind if kind in OUTCOMES and kind != "passed" else "error"
     # Only a test marked visible is a public check, as when the self-check picks its tests.
-    visibility: Visibility = "visible" if metadata.get("visibility") == "visible" else "hidden"
+    visibility: Visibility = "visible" if notes.get("visibility") == "visible" else "hidden"
     return TestOutcome(
-        name=test_name(test["nodeid"]),
-        rule=str(metadata.get("rule", "")),
-        max_score=float(metadata.get("points", 0.0)),
+        name=test_name(nodeid),
+        rule=str(notes.get("rule", "")),
+        max_score=float(notes.get("points", 0.0)),
         outcome="passed" if passed else failed,
         visibility=visibility,
-        feedback="" if passed else str(metadata.get("feedback", "")),
+        feedback="" if passed else str(notes.get("feedback", "")),
     )
 
 
@@ -30,12 +32,6 @@ def test_name(nodeid: str) -> str:
     return name.split("[", 1)[0]
 
 
-def outcomes_by_submission(report: dict[str, Any]) -> dict[str, list[TestOutcome]]:
-    """Each submission's outcomes, visible tests first, in the suite's order."""
-    grouped: dict[str, list[TestOutcome]] = {}
-    for test in report.get("tests", []):
-        key = str(test.get("metadata", {}).get("submission"))
-        grouped.setdefault(key, []).append(outcome_of(test))
-    for outcomes in grouped.values():
-        outcomes.sort(key=lambda outcome: outcome.visibility != "visible")
-    return grouped
+def visible_first(outcomes: list[TestOutcome]) -> list[TestOutcome]:
+    """A submission's outcomes, visible tests first, each part in the suite's order."""
+    return sorted(outcomes, key=lambda outcome: outcome.visibility != "visible")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
+from itertools import compress, count
+from operator import ne
 from typing import Any, NoReturn, TypeVar
 
 import pytest
@@ -99,6 +101,22 @@ def call_text(fn: Callable[..., Any], args: tuple, kwargs: dict | None = None) -
 def only_strings(items: list[Any]) -> bool:
     """Every item is exactly a `str` (checked at C speed)."""
     return not items or set(map(type, items)) == {str}
+
+
+def first_unequal(actual: list[str], expected: list[str]) -> int | None:
+    """The first index at which two lists of str differ, found at C speed; None if none does
+    up to the shorter one's end."""
+    return next(compress(count(), map(ne, actual, expected)), None)
+
+
+def both_strings(actual: Any, expected: Any) -> bool:
+    """Two lists of exactly `str` items."""
+    return (
+        type(actual) is list
+        and type(expected) is list
+        and only_strings(actual)
+        and only_strings(expected)
+    )
 
 
 def same_value(actual: Any, expected: Any) -> bool:
@@ -229,6 +247,12 @@ def first_string_difference(actual: Any, expected: Any, where: str) -> tuple[str
     """Where two values first hold strings that differ: (where, the answer's, the expected)."""
     if isinstance(actual, str) and isinstance(expected, str):
         return (where, actual, expected) if actual != expected else None
+    if both_strings(actual, expected):
+        # A long document's chunks: the first that differs is found at C speed.
+        k = first_unequal(actual, expected)
+        if k is None:
+            return None
+        return f"{where}[{k}]" if where else f"chunk {k}", actual[k], expected[k]
     if isinstance(actual, list) and isinstance(expected, list):
         for k, (a, e) in enumerate(zip(actual, expected, strict=False)):
             found = first_string_difference(a, e, f"{where}[{k}]" if where else f"chunk {k}")
@@ -258,10 +282,18 @@ def first_difference(actual: list, expected: list) -> str:
     Two long lists cut in the middle look alike; the first chunk that differs
     (and how many chunks each list has) says what went wrong.
     """
-    index = next(
-        (k for k, (a, e) in enumerate(zip(actual, expected, strict=False)) if not same_value(a, e)),
-        min(len(actual), len(expected)),
-    )
+    if both_strings(actual, expected):
+        found = first_unequal(actual, expected)
+    else:
+        found = next(
+            (
+                k
+                for k, (a, e) in enumerate(zip(actual, expected, strict=False))
+                if not same_value(a, e)
+            ),
+            None,
+        )
+    index = min(len(actual), len(expected)) if found is None else found
 
     def at(chunks: list) -> str:
         return (

@@ -19,14 +19,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from chunklab import __version__
-from chunklab.errors import ChunklabError, UsageError
+from chunklab.errors import ChunklabError
 from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
 from chunklab.reading.read import read_submission
 from chunklab.sandbox.limits import Limits
-from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
 from chunklab.scoring.report import GradeReport
 from chunklab.similarity import CodeText, Similarity, copydetect_module, similar_pairs
+from chunklab.writing.class_options import ClassOptions
 from chunklab.writing.class_report import RunFacts, class_report_html
 from chunklab.writing.class_tally import ClassTally
 from chunklab.writing.feedback_page import (
@@ -38,27 +38,8 @@ from chunklab.writing.files import write_atomic
 from chunklab.writing.similarity_csv import similarity_csv
 from chunklab.writing.students import page_names, student_of
 
-FEEDBACK_FORMATS = ("html", "md")
 # Threads writing feedback pages at once.
 WRITERS = 8
-
-
-@dataclass(frozen=True)
-class ClassOptions:
-    """What the class's files hold, as the command line asked."""
-
-    similarity: bool = False
-    # "html" writes feedback/<student>.html; "md" writes a .md beside each one too.
-    feedback: str = "html"
-    hidden_feedback: str = "rule"
-
-    def __post_init__(self) -> None:
-        if self.feedback not in FEEDBACK_FORMATS:
-            raise UsageError(f"--feedback must be html or md, not {self.feedback!r}")
-        if self.hidden_feedback not in HIDDEN_FEEDBACK:
-            raise UsageError(
-                f"--hidden-feedback must be full, rule or none, not {self.hidden_feedback!r}"
-            )
 
 
 @dataclass(frozen=True)

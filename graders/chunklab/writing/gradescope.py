@@ -10,12 +10,13 @@ own problems (it could not be read, it defines nothing) go to the top-level
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chunklab.authoring.lesson_source import RuleGroup, Rules, read_lesson_text
-from chunklab.authoring.rule_list import LEFTOVER_TITLE
 from chunklab.errors import ChunklabError
 from chunklab.scoring.report import DURATION_DIGITS, GradeReport
+
+if TYPE_CHECKING:
+    from chunklab.authoring.lesson_source import RuleGroup
 
 HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
 STDOUT_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -33,6 +34,9 @@ class GradescopeOptions:
 
 def rule_groups(lesson_id: str | None) -> tuple[RuleGroup, ...]:
     """The rule groups of a lesson's text; none when it cannot be read (the tests still count)."""
+    # The lesson texts are read only for this format: the command line names its options.
+    from chunklab.authoring.lesson_source import Rules, read_lesson_text
+
     if not lesson_id:
         return ()
     try:
@@ -43,6 +47,8 @@ def rule_groups(lesson_id: str | None) -> tuple[RuleGroup, ...]:
 
 
 def group_of(rule: str, groups: tuple[RuleGroup, ...]) -> tuple[int, str]:
+    from chunklab.authoring.rule_list import LEFTOVER_TITLE
+
     for number, group in enumerate(groups, start=1):
         if group.takes(rule):
             return number, group.title

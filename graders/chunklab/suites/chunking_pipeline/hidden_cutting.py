@@ -8,16 +8,24 @@ ends it allows on their own texts (`public_cuts.json`), made from it by
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from chunklab.suites.chunking_pipeline.test_visible import (
-    SENTENCE_MARKS,
     Pipeline,
     basic_cuts,
     check_endings,
 )
+from chunklab.suites.chunking_pipeline.text_scans import SCANNED_FROM_LENGTH, WindowScan, scan_of
 
 
 def allowed_ends(
-    text: str, start: int, chunk_size: int, overlap: int, *, any_whitespace: bool = False
+    text: str,
+    start: int,
+    chunk_size: int,
+    overlap: int,
+    *,
+    any_whitespace: bool = False,
+    scan: WindowScan | None = None,
 ) -> dict[int, str]:
     """Every place a chunk cut at `start` may end, and which rule puts it there.
 
@@ -25,22 +33,23 @@ def allowed_ends(
     the open choices gives one end; all of them are allowed. With `any_whitespace`,
     a window where the rules fall back to whitespace may end at any usable one: the
     checks of sentence ends leave which whitespace to the whitespace rule's own
-    checks, so a wrong whitespace cut is not blamed on sentence ends.
+    checks, so a wrong whitespace cut is not blamed on sentence ends. `scan` looks
+    through the text (see `text_scans`); by default, through the window itself.
     """
-    ends = rule_ends(text, start, chunk_size, overlap)
+    scan = scan or WindowScan(text)
+    ends = rule_ends(scan, start, chunk_size, overlap)
     if any_whitespace and set(ends.values()) - {"sentence"}:
         # The rules fall back to whitespace here: no sentence end, or one with an unusable reading.
         lowest = start + overlap + 1
-        for j in range(start, start + chunk_size):
-            if text[j].isspace():
-                # Keeping the whitespace or dropping it.
-                for end in (j, j + 1):
-                    if end >= lowest and ends.get(end) != "sentence":
-                        ends[end] = "any whitespace"
+        for j in scan.spaces(start, start + chunk_size):
+            # Keeping the whitespace or dropping it.
+            for end in (j, j + 1):
+                if end >= lowest and ends.get(end) != "sentence":
+                    ends[end] = "any whitespace"
     return ends
 
 
-def rule_ends(text: str, start: int, chunk_size: int, overlap: int) -> dict[int, str]:
+def rule_ends(scan: WindowScan, start: int, chunk_size: int, overlap: int) -> dict[int, str]:
     """The ends the cutting rules allow, each way of reading their open choices."""
     stop = start + chunk_size
     # An end below this would not move the next chunk (which starts `overlap`
@@ -48,31 +57,20 @@ def rule_ends(text: str, start: int, chunk_size: int, overlap: int) -> dict[int,
     lowest = start + overlap + 1
     ends: dict[int, str] = {}
     fall_back = True
-    # The last sentence mark followed by whitespace in the window, searched from its end.
-    mark = next(
-        (
-            i
-            for i in range(stop - 2, start - 1, -1)
-            if text[i] in SENTENCE_MARKS and text[i + 1].isspace()
-        ),
-        None,
-    )
+    # The last sentence mark followed by whitespace in the window.
+    mark = scan.last_mark(start, stop)
     if mark is not None:
-        run_end = mark + 1
-        while run_end < stop and text[run_end].isspace():
-            run_end += 1
+        run_end = scan.run_end(mark + 1, stop)
         # Right after the mark, after one whitespace character, after the whole run.
         readings = (mark + 1, mark + 2, run_end)
         ends.update({end: "sentence" for end in readings if end >= lowest})
         fall_back = any(end < lowest for end in readings)
     if not fall_back:
         return ends
-    space = next((j for j in range(stop - 1, start - 1, -1) if text[j].isspace()), None)
+    space = scan.last_space(start, stop)
     hard_cut = space is None
     if space is not None:
-        run_start = space
-        while run_start > start and text[run_start - 1].isspace():
-            run_start -= 1
+        run_start = scan.run_start(space, start)
         # Keeping the whitespace, dropping it, or dropping the whole run before the cut.
         for end in (space + 1, space, run_start):
             if end >= lowest:
@@ -96,17 +94,48 @@ def check_cuts(
     """
     given = pipe.given("chunk_text", text)
     chunks, starts = basic_cuts(pipe, text, chunks)
-    check_endings(
-        text,
-        pipe.chunk_size,
-        chunks,
-        starts,
-        given,
-        lambda start: allowed_ends(
-            text, start, pipe.chunk_size, pipe.overlap, any_whitespace=any_whitespace
-        ),
-    )
+    known = known_ends(text, pipe.chunk_size, pipe.overlap, any_whitespace)
+    scan = scan_of(text)
+
+    def ends_for(start: int) -> dict[int, str]:
+        ends = known.get(start)
+        if ends is None:
+            ends = known[start] = allowed_ends(
+                text,
+                start,
+                pipe.chunk_size,
+                pipe.overlap,
+                any_whitespace=any_whitespace,
+                scan=scan,
+            )
+        return ends
+
+    check_endings(text, pipe.chunk_size, chunks, starts, given, ends_for)
     return chunks
+
+
+# Texts at least this long have their allowed ends kept, for the few last such texts.
+KEPT_FROM_LENGTH = SCANNED_FROM_LENGTH
+
+
+def known_ends(
+    text: str, chunk_size: int, overlap: int, any_whitespace: bool
+) -> dict[int, dict[int, str]]:
+    """The allowed ends by start worked out so far on a long text with these settings.
+
+    A long document is the same text for every submission, and most answers cut it
+    at the same places: each start's ends are worked out once per grading process.
+    """
+    if len(text) < KEPT_FROM_LENGTH:
+        return {}
+    return kept_ends(text, chunk_size, overlap, any_whitespace)
+
+
+@lru_cache(maxsize=4)
+def kept_ends(
+    text: str, chunk_size: int, overlap: int, any_whitespace: bool
+) -> dict[int, dict[int, str]]:
+    return {}
 
 
 def ends_table(
