@@ -176,12 +176,18 @@ def test_loading_counts_toward_the_submission_time(backend_of):
     assert 0.14 <= backend.spent and backend.spent_wall >= backend.spent - 0.02
 
 
-def test_a_loop_at_import_is_an_error_of_its_own(backend_of):
+def test_a_loop_at_import_is_an_error_of_its_own(backend_of, tmp_path):
     from chunklab.errors import SubmissionTimeoutError
+    from chunklab.grading import load_warnings
+    from chunklab.reading.read import read_submission
 
-    backend = backend_of("while True:\n    pass\n")
+    # The worker stops the loop and says so; in a .py file that stops the grading.
+    loaded = backend_of("while True:\n    pass\n").load()
+    assert [problem.kind for problem in loaded.problems] == ["too_slow"]
+    path = tmp_path / "char_chunk.py"
+    path.write_text("while True:\n    pass\n")
     with pytest.raises(SubmissionTimeoutError, match="before any test could start"):
-        backend.load()
+        load_warnings(read_submission(path), loaded)
 
 
 def corpus() -> list[Path]:
