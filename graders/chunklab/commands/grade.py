@@ -30,8 +30,6 @@ from chunklab.reading.read import SubmissionPath, find_submissions, hidden_submi
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 from chunklab.scoring.report import GradeReport, Problem
-from chunklab.writing.class_options import ClassOptions
-from chunklab.writing.class_outputs import ClassExtras, ClassOutputs
 from chunklab.writing.csv_file import csv_text
 from chunklab.writing.files import (
     report_file_name,
@@ -64,6 +62,7 @@ if TYPE_CHECKING:
     # submission graded to stdout starts without the class's pages and similarity code.
     from chunklab.resume import ResumeIndex, ResumeKey, Vanished
     from chunklab.writing.class_options import ClassOptions
+    from chunklab.writing.class_outputs import ClassOutputs
 
 EXIT_INTERRUPTED = 130
 EXIT_NO_SUBMISSION = 3
@@ -307,13 +306,14 @@ def grade_command(
     )
     kit = find_kit(Path.cwd())
     # report.html, the feedback pages and similar code: built from every report as it comes.
-    classes = (
-        None
-        if out_dir is None
-        else ClassOutputs(
+    classes = None
+    if out_dir is not None:
+        from chunklab.writing.class_options import ClassOptions
+        from chunklab.writing.class_outputs import ClassOutputs
+
+        classes = ClassOutputs(
             out_dir, class_options or ClassOptions(hidden_feedback=hidden_feedback), kit, limits
         )
-    )
     staging = Staging(out_dir)
     try:
         return grade_found(
@@ -448,6 +448,8 @@ def grade_found(
         if interrupted:
             sections.insert(0, interrupted_html(len(results.outlines), len(items)))
         names = full_names(results.in_order()[1], settings.roster)
+        from chunklab.writing.class_outputs import ClassExtras
+
         classes.finish(ClassExtras(names, tuple(sections)))
         written.append("report.html")
         if out_dir is not None:
