@@ -316,8 +316,7 @@ def check_arguments(targets: list[str]) -> tuple[str | None, Path | None]:
 def run(args: argparse.Namespace) -> int:
     if args.command == "grade":
         from chunklab.commands.grade import grade_command
-        from chunklab.writing.class_options import ClassOptions
-        from chunklab.writing.lms import LmsOptions
+        from chunklab.writing.class_options import ClassOptions, LmsOptions
         from chunklab.writing.roster import RosterColumns
 
         if args.jobs < 1:

@@ -30,6 +30,7 @@ from chunklab.reading.read import SubmissionPath, find_submissions, hidden_submi
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 from chunklab.scoring.report import GradeReport, Problem
+from chunklab.writing.class_options import LmsOptions
 from chunklab.writing.csv_file import csv_text
 from chunklab.writing.files import (
     report_file_name,
@@ -49,7 +50,6 @@ from chunklab.writing.gradebook import (
     summary,
 )
 from chunklab.writing.inert import json_line, terminal_safe
-from chunklab.writing.lms import LmsOptions
 from chunklab.writing.progress import ProgressBar
 from chunklab.writing.report_layout import ReportLayout
 from chunklab.writing.roster import Roster, RosterColumns, read_roster, with_roster

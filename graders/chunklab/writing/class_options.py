@@ -26,3 +26,18 @@ class ClassOptions:
             raise UsageError(
                 f"--hidden-feedback must be full, rule or none, not {self.hidden_feedback!r}"
             )
+
+
+@dataclass(frozen=True)
+class LmsOptions:
+    """How the LMS file is filled, as the command line asked."""
+
+    # The roster column to fill (Canvas `Title (id)`); None: the one named for the lesson.
+    assignment: str | None = None
+    # The LMS assignment's points; None: the roster's (Points Possible, Maximum grade) or the kit's.
+    points: float | None = None
+    missing_as_zero: bool = False
+
+    def __post_init__(self) -> None:
+        if self.points is not None and not self.points > 0:
+            raise UsageError(f"--points must be more than 0, not {self.points:g}")

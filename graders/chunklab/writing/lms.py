@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 
 from chunklab.errors import UsageError
 from chunklab.lessons import LESSONS
+from chunklab.writing.class_options import LmsOptions
 from chunklab.writing.csv_file import csv_text
 from chunklab.writing.gradebook import NOTHING_HANDED_IN, Entry, lessons_of, number
 from chunklab.writing.identity import same_student
@@ -50,21 +51,6 @@ WORKSHEET_MODIFIED = "Last modified (grade)"
 WORKSHEET_FEEDBACK = "Feedback comments"
 # Decimals of a grade scaled to the LMS assignment's points.
 POINT_DIGITS = 2
-
-
-@dataclass(frozen=True)
-class LmsOptions:
-    """How the LMS file is filled, as the command line asked."""
-
-    # The roster column to fill (Canvas `Title (id)`); None: the one named for the lesson.
-    assignment: str | None = None
-    # The LMS assignment's points; None: the roster's (Points Possible, Maximum grade) or the kit's.
-    points: float | None = None
-    missing_as_zero: bool = False
-
-    def __post_init__(self) -> None:
-        if self.points is not None and not self.points > 0:
-            raise UsageError(f"--points must be more than 0, not {self.points:g}")
 
 
 def lms_file_name(lms: str) -> str:
