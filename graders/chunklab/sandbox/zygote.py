@@ -26,11 +26,9 @@ SANDBOX_DIR = Path(__file__).resolve().parent
 # /proc/*/cmdline finds neither the sandbox's code nor the grader's paths.
 BOOTSTRAP = (
     "import json, sys; _start = json.loads(sys.stdin.readline()); "
-    "sys.argv[1:] = [_start['worker'], _start['config'], _start['confinement']]; "
+    "sys.argv[1:] = [_start[k] for k in ('worker', 'config', 'confinement', 'allow_list')]; "
     "exec(compile(_start.pop('zygote'), 'chunklab_zygote', 'exec'))"
 )
-# What a worker may see besides Python's standard library (found by the zygote itself).
-SYSTEM_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache")
 # Tells a worker it is in its cgroups, before it reads its first request.
 WORKER_GO = b"g"
 
@@ -91,7 +89,6 @@ class Zygote:
             "namespaces": settings.namespaces,
             "direct_clone": settings.direct_clone,
             "root_dir": str(root_dir),
-            "visible": list(SYSTEM_PATHS),
         }
         ours, theirs = socket.socketpair()
         config["control_fd"] = theirs.fileno()
@@ -116,6 +113,7 @@ class Zygote:
             "worker": (SANDBOX_DIR / "worker_main.py").read_text(),
             "config": json.dumps(config),
             "confinement": (SANDBOX_DIR / "confinement_main.py").read_text(),
+            "allow_list": (SANDBOX_DIR / "allow_list_main.py").read_text(),
         }
         with contextlib.suppress(BrokenPipeError):
             self.process.stdin.write(json.dumps(payload).encode() + b"\n")
