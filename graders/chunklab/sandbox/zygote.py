@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 from chunklab.errors import ChunklabError, UsageError
 from chunklab.sandbox.cgroups import CpuGroups, CpuTimeGroups, MemoryGroups, WorkerGroup
 from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.work_folder import remove_folder
 from chunklab.sandbox.worker import WorkerProcess, send_kill
 from chunklab.scoring.report import Isolation
 
@@ -38,6 +38,10 @@ GAPS = {
     "cpu_unpinned": (
         "a submission may move its processes to other CPUs and slow the submissions "
         "graded there (no cpuset cgroup could be made)"
+    ),
+    "disk_per_file": (
+        "--file-size-mb bounds each file a submission writes, not all of them together "
+        "(no folder of its own size could be mounted for it)"
     ),
     "memory_per_process": (
         "--memory-mb bounds each process of a submission, not all of them together "
@@ -72,6 +76,9 @@ class ZygoteSettings:
     # Memory and cpuset cgroups per worker where they can be made; False never makes them
     # (each process then has the memory limit on its own, and may leave its CPU).
     cgroups: bool = True
+    # Without namespaces, as root: a tmpfs of --file-size-mb per worker where one can be
+    # mounted; False never mounts one (each file is then bounded on its own).
+    own_disk: bool = True
 
 
 class Zygote:
@@ -88,6 +95,7 @@ class Zygote:
             "limits": asdict(settings.limits),
             "namespaces": settings.namespaces,
             "direct_clone": settings.direct_clone,
+            "own_disk": settings.own_disk,
             "root_dir": str(root_dir),
         }
         ours, theirs = socket.socketpair()
@@ -285,7 +293,7 @@ class Zygote:
             for kind in (self.memory, self.cpus, self.cpu_time):
                 if kind is not None:
                     kind.close()
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            remove_folder(self.scratch)
 
     def __enter__(self) -> Zygote:
         return self

@@ -280,6 +280,50 @@ def become_own_user(work_dir):
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def own_disk(work_dir, size_mb):
+    """Without namespaces, as root: the worker's folder is a tmpfs of its own, of --file-size-mb.
+
+    In a mount namespace of the worker's own, the tmpfs is also mounted on
+    /tmp, /var/tmp and /dev/shm, so all the worker writes there and in its
+    folder is bounded together, and none of it is left on the machine when
+    the worker ends. Returns the folder the worker is to work in (its own
+    folder may be under /tmp, which the tmpfs then hides).
+    """
+    check(libc.unshare(CLONE_NEWNS), "unshare mount")
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", work_dir, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_mb}m,mode=700")
+    handle = os.open(work_dir, os.O_PATH | os.O_DIRECTORY)
+    folder = work_dir
+    try:
+        for shared in SHARED_FOLDERS:
+            if os.path.isdir(shared) and not os.path.islink(shared):
+                try:
+                    mount(f"/proc/self/fd/{handle}", shared, None, MS_BIND)
+                except OSError:
+                    continue  # left as it is: Landlock, where there is one, keeps it read-only
+                folder = "/tmp" if shared == "/tmp" else folder
+    finally:
+        os.close(handle)
+    return folder
+
+
+def can_mount_own_disk(folder):
+    """Whether a worker without namespaces can be given a tmpfs of its own (tried in a child)."""
+    probe = os.fork()
+    if probe == 0:
+        try:
+            check(libc.unshare(CLONE_NEWNS), "unshare mount")
+            mount(None, "/", None, MS_REC | MS_PRIVATE)
+            mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, "size=4k")
+        except OSError:
+            os._exit(1)
+        os._exit(0)
+    return os.waitstatus_to_exitcode(os.waitpid(probe, 0)[1]) == 0
+
+
 def sandbox_gaps(process_mode, confinement):
     """What workers here are not kept apart in, as the README's codes (tried in a child)."""
     gaps = ["same_user"] if process_mode and os.getuid() != 0 else []
@@ -324,7 +368,8 @@ def become_worker(config, fds, worker, worker_id, confinement):
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         size = f"size={config['limits']['file_size_mb']}m,mode=1777"
         mount("tmpfs", "/work", "tmpfs", MS_NOSUID | MS_NODEV, size)
-        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, size)
+        # /tmp is the same folder: all the worker writes, in both, is bounded together.
+        mount("/work", "/tmp", None, MS_BIND)
         os.chdir("/work")
         if worker_id is None:
             drop_capabilities()
@@ -337,6 +382,11 @@ def become_worker(config, fds, worker, worker_id, confinement):
         os.setsid()
         # Where root may, an IPC namespace of its own; elsewhere System V IPC is refused.
         own_ipc = libc.unshare(CLONE_NEWIPC) == 0
+        if config["own_disk"]:
+            try:
+                config["work_dir"] = own_disk(config["work_dir"], config["limits"]["file_size_mb"])
+            except OSError:
+                pass  # the folder the grader made, bounded file by file (RLIMIT_FSIZE)
         if os.getuid() == 0:
             library = library_handles()
         # Confined while still able to open every path it is to be allowed.
@@ -471,6 +521,8 @@ def main():
     gaps = sandbox_gaps(worker_id is False, confinement)
     if worker_id is False:
         gaps += unconfined(config["landlock"])
+        config["own_disk"] = config["own_disk"] and can_mount_own_disk(config["root_dir"])
+        gaps += [] if config["own_disk"] else ["disk_per_file"]
     # Workers are reaped by the kernel; the grader learns of their end from their pipes.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     # What is in memory now is shared with every worker: kept out of the garbage
