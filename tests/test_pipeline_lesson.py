@@ -22,7 +22,7 @@ from chunklab.suites.chunking_pipeline.test_visible import keep_all
 from chunklab.suites.long_texts import long_text
 
 LESSON = get_lesson("chunking_pipeline")
-KIT = find_kit(Path(__file__).parent)
+KIT = find_kit()
 REFERENCE = load_reference(KIT, LESSON)
 
 

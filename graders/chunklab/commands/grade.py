@@ -263,7 +263,7 @@ def grade_command(
         lms=lms,
         lesson_id=lesson_id,
     )
-    kit = find_kit(Path.cwd())
+    kit = find_kit()
     # report.html, the feedback pages and similar code: built from every report as it comes.
     classes = (
         None
