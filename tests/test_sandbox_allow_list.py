@@ -91,3 +91,18 @@ def test_the_standard_library_and_the_libraries_it_loads_are_there(workers):
     assert cache == Path("/etc/ld.so.cache").read_bytes().replace(b"\0", b" ").decode(
         errors="replace"
     )
+
+
+def test_a_grader_that_keeps_its_files_to_itself_still_starts_workers():
+    # Under umask 077 the minimal root's folders would be the grader's alone.
+    before = os.umask(0o077)
+    try:
+        zygote = Zygote(ZygoteSettings(LIMITS))
+    finally:
+        os.umask(before)
+    with zygote:
+        workers = Workers(zygote, LIMITS)
+        try:
+            assert workers.proxy(PROBE).imports(["json", "lzma"]) == ["json", "lzma"]
+        finally:
+            workers.close()

@@ -79,6 +79,9 @@ class ZygoteSettings:
     # Without namespaces, as root: a tmpfs of --file-size-mb per worker where one can be
     # mounted; False never mounts one (each file is then bounded on its own).
     own_disk: bool = True
+    # Without namespaces: Landlock where Linux has it; False never uses it (as on a
+    # kernel before 5.13).
+    landlock: bool = True
 
 
 class Zygote:
@@ -96,6 +99,7 @@ class Zygote:
             "namespaces": settings.namespaces,
             "direct_clone": settings.direct_clone,
             "own_disk": settings.own_disk,
+            "use_landlock": settings.landlock,
             "root_dir": str(root_dir),
         }
         ours, theirs = socket.socketpair()

@@ -494,6 +494,9 @@ def main():
         __import__(name)
     config = json.loads(sys.argv[2])
     config["grader_uid"] = os.getuid()
+    # The folders of the minimal root are made for workers to pass through, whatever the
+    # grader's own umask (077 where it keeps its files to itself).
+    os.umask(0o022)
     confinement = {"__name__": "chunklab_confinement"}
     exec(compile(sys.argv[3], "chunklab_confinement", "exec"), confinement)
     allow_list = {"__name__": "chunklab_allow_list"}
@@ -516,7 +519,7 @@ def main():
     if worker_id is False:
         visible = [*allowed["folders"], *allowed["files"]]
         hidden = {os.path.realpath(p) for p in allowed["hidden"]}
-        config["landlock"] = confinement["version"]()
+        config["landlock"] = confinement["version"]() if config["use_landlock"] else 0
         config["readable"] = confinement["readable_paths"](visible, hidden)
     gaps = sandbox_gaps(worker_id is False, confinement)
     if worker_id is False:
