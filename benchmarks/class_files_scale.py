@@ -119,7 +119,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1000, help="submissions per lesson")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    kit = find_kit(Path.cwd())
+    kit = find_kit()
     rng = random.Random(args.seed)
     print(f"{'lesson':<20}{'submissions':>12}{'pairs compared':>16}{'flagged':>10}{'seconds':>10}")
     for lesson in LESSONS:

@@ -79,7 +79,7 @@ def test_the_count_left_of_a_lesson_sizes_a_session():
 
 @pytest.fixture(scope="module")
 def session():
-    graded = GradingSession(find_kit(KIT), Limits())
+    graded = GradingSession(find_kit(), Limits())
     yield graded
     graded.close()
 
@@ -167,7 +167,7 @@ def test_shared_out_or_in_one_process_the_reports_are_the_same(tmp_path):
     files |= {f"s{n:02d}_word_chunk.py": WORD_REFERENCE for n in range(5, 8)}
     files["s08_char_chunk.py"] = "def chunk(text, size, overlap):\n    return [text]\n"
     items = class_folder(tmp_path, files)
-    kit = find_kit(KIT)
+    kit = find_kit()
     alone = dict(grade_many(items, None, kit, Limits(), 1))
     shared = list(grade_many(items, None, kit, Limits(), 2))
     assert sorted(index for index, _ in shared) == list(range(len(files)))
@@ -218,7 +218,7 @@ def test_a_grading_process_that_dies_costs_only_what_it_held(tmp_path, monkeypat
     # Grading processes are forked, so they read with this too.
     assert start_method() == "fork"
     monkeypatch.setattr(grading, "read_submission", read)
-    reports = dict(grade_many(items, None, find_kit(KIT), Limits(), 2))
+    reports = dict(grade_many(items, None, find_kit(), Limits(), 2))
     assert sorted(reports) == list(range(6))
     assert reports[3].status == "error" and "stopped" in reports[3].errors[0].message
     lost = [i for i, r in reports.items() if r.status == "error"]

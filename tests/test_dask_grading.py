@@ -329,7 +329,7 @@ def test_without_distributed_installed_the_option_says_what_to_install(chunklab,
 
 
 def test_a_worker_without_the_kit_says_which_worker(monkeypatch):
-    def no_kit(start: Path) -> Kit:
+    def no_kit() -> Kit:
         raise KitLayoutError("cannot find the kit's solutions/ and exercises/ folders")
 
     monkeypatch.setattr(task, "find_kit", no_kit)

@@ -41,7 +41,7 @@ from chunklab.suites.word_chunk import test_hidden as word_hidden
 from chunklab.validation import AT_MOST, Expectation, Verdict, judge, weak_figures
 from tests.conftest import KIT_ROOT, LESSON_IDS
 
-KIT = find_kit(KIT_ROOT)
+KIT = find_kit()
 
 
 def suite_file(lesson: str, visibility: str) -> Path:

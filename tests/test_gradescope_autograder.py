@@ -10,26 +10,33 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 import zipfile
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from sandbox_workers import Workers
 
 from chunklab.authoring.build_notebooks import notebook_text
 from chunklab.authoring.submission_notebook import submission_notebook
-from chunklab.autograder.build import CONFIG_NAME, KIT_FOLDER
+from chunklab.autograder.build import CONFIG_NAME, KIT_FOLDER, SCRIPTS
 from chunklab.autograder.run import KIT_FAILED, run
 from chunklab.cli import main
 from chunklab.lessons import LESSONS
+from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.suites.digest import this_kit
 from chunklab.suites.kept_inputs import INPUTS_FILE
 from chunklab.writing.gradescope import GradescopeOptions
 from tests.conftest import LESSON_IDS
+from tests.test_sandbox_file_system import PROBE
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = KIT_ROOT / "graders" / "chunklab" / "writing" / "gradescope.schema.json"
@@ -47,9 +54,21 @@ def gradescope_schema() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An autograder root with the zip unpacked in source/ and setup.sh run."""
-    root = tmp_path_factory.mktemp("autograder")
+def installed() -> Iterator[Path]:
+    """An autograder root with the zip unpacked in source/ and setup.sh run.
+
+    Like /autograder, anyone may pass through it: only the modes setup.sh sets keep
+    what is in it from a submission.
+    """
+    root = Path(tempfile.mkdtemp(prefix="chunklab-autograder-"))
+    root.chmod(0o755)
+    try:
+        yield set_up(root)
+    finally:
+        shutil.rmtree(root)
+
+
+def set_up(root: Path) -> Path:
     archive = root / "autograder.zip"
     cwd = Path.cwd()
     os.chdir(KIT_ROOT)
@@ -304,3 +323,42 @@ def test_deployment_never_changes_a_score(installed, chunklab, tmp_path):
         visible = [t for t in report["tests"] if t["visibility"] == "visible"]
         assert (mine["status"], mine["tests"]) == (report["status"], visible)
         assert mine["kit"] == report["kit"] == asdict(this_kit())
+
+
+def test_the_zip_keeps_all_but_its_scripts_from_others(installed):
+    with zipfile.ZipFile(installed / "autograder.zip") as opened:
+        modes = {info.filename: (info.external_attr >> 16) & 0o777 for info in opened.infolist()}
+    assert {name: modes.pop(name) for name in SCRIPTS} == dict.fromkeys(SCRIPTS, 0o700)
+    assert set(modes.values()) == {0o600}
+
+
+def test_after_setup_the_kit_and_its_venv_are_root_s_alone(installed):
+    for top in (installed / "source", installed / "venv"):
+        for path in [top, *top.rglob("*")]:
+            facts = path.lstat()
+            if stat.S_ISLNK(facts.st_mode):
+                continue
+            assert (stat.S_IMODE(facts.st_mode) & 0o077, facts.st_uid) == (0, os.getuid()), path
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="Gradescope runs the autograder as root")
+def test_without_landlock_a_submission_reads_nothing_of_the_autograder(installed):
+    (hidden_suite,) = (installed / "venv").glob("lib/python3*/site-packages/chunklab/suites")
+    secrets = [
+        installed / "source" / "kit" / "solutions" / f"{LESSON}.py",
+        installed / "source" / "chunklab_autograder.json",
+        next((installed / "source").glob("chunklab-*.whl")),
+        hidden_suite / LESSON / "test_hidden.py",
+    ]
+    assert all(path.is_file() for path in secrets)
+    limits = Limits(call_seconds=2.0, submission_seconds=20.0)
+    # A kernel before 5.13: no Landlock; and the folder on the machine's own disk.
+    settings = ZygoteSettings(limits, namespaces=False, landlock=False, own_disk=False)
+    with Zygote(settings) as zygote:
+        assert "unconfined_files" in zygote.gaps
+        workers = Workers(zygote, limits)
+        try:
+            seen = workers.proxy(PROBE).read([str(path) for path in secrets])
+        finally:
+            workers.close()
+    assert seen == dict.fromkeys(map(str, secrets), "PermissionError")

@@ -91,14 +91,14 @@ def test_after_a_first_timeout_later_tests_get_the_shorter_floor_and_still_pass(
 
 
 def test_a_call_the_reference_needs_long_for_gets_room_in_proportion(backend_of):
-    reference = ReferenceTimes(load_reference(find_kit(KIT), LESSONS["char_chunk"]))
+    reference = ReferenceTimes(load_reference(find_kit(), LESSONS["char_chunk"]))
     slow = KIT / "solutions" / "alternatives" / "char_chunk" / "slow_character_by_character.py"
     backend = backend_of(slow.read_text(), reference=reference)
     backend.load()
     proxy = SubmissionProxy(backend)
     proxy.begin_test()
     text = "a somewhat long text to chunk " * 3000
-    assert proxy.chunk(text, 7, 3) == load_reference(find_kit(KIT), LESSONS["char_chunk"]).chunk(
+    assert proxy.chunk(text, 7, 3) == load_reference(find_kit(), LESSONS["char_chunk"]).chunk(
         text, 7, 3
     )
 
@@ -192,7 +192,7 @@ def test_a_loop_at_import_is_an_error_of_its_own(backend_of, tmp_path):
 
 def corpus() -> list[Path]:
     """References, valid alternatives (slow ones included) and known mistakes."""
-    kit = find_kit(KIT)
+    kit = find_kit()
     return [case.path for lesson in LESSONS.values() for case in expectations(kit, lesson)]
 
 
@@ -202,7 +202,7 @@ def test_fitted_limits_change_no_score_against_generous_ones():
     paths = corpus()
     assert any(path.name.startswith("slow_") for path in paths)
     items = [(n, SubmissionPath(path, str(path))) for n, path in enumerate(paths)]
-    kit = find_kit(KIT)
+    kit = find_kit()
     generous = Limits(call_seconds=1.0, call_floor_seconds=1.0)
     fitted = dict(grade_many(items, None, kit, Limits(), 2))
     wide = dict(grade_many(items, None, kit, generous, 2))

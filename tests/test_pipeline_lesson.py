@@ -24,7 +24,7 @@ from chunklab.suites.chunking_pipeline.text_scans import TextScan
 from chunklab.suites.long_texts import long_text
 
 LESSON = get_lesson("chunking_pipeline")
-KIT = find_kit(Path(__file__).parent)
+KIT = find_kit()
 REFERENCE = load_reference(KIT, LESSON)
 
 

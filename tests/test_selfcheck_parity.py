@@ -20,7 +20,6 @@ from chunklab.lessons import LESSONS
 from chunklab.reading.read import SubmissionPath, read_submission
 from chunklab.sandbox.limits import Limits
 from chunklab.validation import Expectation, as_notebook, expectations
-from tests.conftest import KIT_ROOT
 
 # validate's limit, short enough that the mistakes that never finish cost little.
 LIMITS = Limits(call_seconds=1.0)
@@ -28,7 +27,7 @@ LIMITS = Limits(call_seconds=1.0)
 
 @pytest.fixture(scope="module")
 def cases(tmp_path_factory: pytest.TempPathFactory) -> list[Expectation]:
-    kit = find_kit(KIT_ROOT)
+    kit = find_kit()
     found = [case for lesson in LESSONS.values() for case in expectations(kit, lesson)]
     folder = tmp_path_factory.mktemp("notebooks")
     found += [as_notebook(c, folder) for c in found if c.kind in ("reference", "alternative")]
@@ -38,7 +37,7 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> list[Expectation]:
 @pytest.fixture(scope="module")
 def graded(cases: list[Expectation]) -> dict[Path, dict[str, Any]]:
     items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
-    kit = find_kit(KIT_ROOT)
+    kit = find_kit()
     reports = dict(grade_many(items, None, kit, LIMITS, os.cpu_count() or 1))
     return {case.path: reports[i].to_json() for i, case in enumerate(cases)}
 

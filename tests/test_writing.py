@@ -15,6 +15,7 @@ import pytest
 
 from chunklab.authoring.lesson_source import RuleGroup
 from chunklab.authoring.rule_list import LEFTOVER_TITLE
+from chunklab.sandbox.zygote import GAPS
 from chunklab.scoring.report import GradeReport, Problem, TestOutcome
 from chunklab.writing.csv_file import FORMULA_STARTS
 from chunklab.writing.files import report_file_name, write_json
@@ -170,6 +171,16 @@ def test_gradescope_shape():
     assert [t["visibility"] for t in results["tests"]] == ["visible", "after_due_date"]
     assert results["stdout_visibility"] == "visible"
     assert results["extra_data"]["submission_id"] == "7"
+
+
+def test_what_the_sandbox_did_not_keep_apart_is_shown_to_instructors_alone():
+    results = gradescope_results(replace(REPORT, isolation_gaps=("unconfined_files",)))
+    *graded, sandbox = results["tests"]
+    assert graded == gradescope_results(REPORT)["tests"]
+    assert results["score"] == gradescope_results(REPORT)["score"]
+    assert (sandbox["visibility"], sandbox["score"], sandbox["max_score"]) == ("hidden", 0.0, 0.0)
+    assert sandbox["output"] == f"unconfined_files: {GAPS['unconfined_files']}"
+    assert "unconfined_files" not in results["output"]  # the top-level output students see
 
 
 def test_gradescope_tests_are_numbered_and_tagged_by_rule_group():

@@ -71,15 +71,19 @@ def load_reference(kit: Kit, lesson: Lesson) -> ModuleType:
     return module
 
 
-def find_kit(start: Path | None = None) -> Kit:
-    """The kit checkout this package was installed from, or the one around `start`."""
-    candidates = [PACKAGE_DIR.parent.parent]
-    if start is not None:
-        candidates += [start, *start.resolve().parents]
-    for root in candidates:
-        if (root / "solutions").is_dir() and (root / "exercises").is_dir():
-            return Kit(root)
+def find_kit() -> Kit:
+    """The kit checkout this package belongs to: the folder holding `graders/chunklab`.
+
+    Found from where the package's own files are, never from the working
+    folder or its parents: a class folder that holds student-made
+    `solutions/` or `exercises/` is never taken for the kit, and no file of
+    it is run as a reference solution in the grading process.
+    """
+    root = PACKAGE_DIR.parent.parent
+    if (root / "solutions").is_dir() and (root / "exercises").is_dir():
+        return Kit(root)
     raise KitLayoutError(
-        "cannot find the kit's solutions/ and exercises/ folders; run this command "
-        "from a checkout of the chunklab kit (installed with `pip install -e .`)"
+        f"the kit's solutions/ and exercises/ folders are not beside this chunklab package "
+        f"({PACKAGE_DIR}); install chunklab from a checkout of the kit, with `pip install -e .` "
+        "in it, and run the command with that installation"
     )

@@ -89,8 +89,9 @@ def wheel_suites(kit: Kit) -> Path:
 def add_file(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
     info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_DEFLATED
-    # Unix permissions: the scripts must run once unpacked.
-    info.external_attr = (0o100755 if executable else 0o100644) << 16
+    # Unix permissions: the scripts must run once unpacked, and nothing is for others to
+    # read (setup.sh makes sure of it where the unzipping tool ignores these).
+    info.external_attr = (0o100700 if executable else 0o100600) << 16
     archive.writestr(info, data)
 
 

@@ -8,6 +8,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 VENV="${CHUNKLAB_VENV:-$ROOT/venv}"
+umask 077
 
 if [ ! -x "$VENV/bin/python" ]; then
     if ! python3 -m venv "$VENV" 2>/dev/null; then
@@ -24,3 +25,12 @@ fi
 "$VENV/bin/python" -m pip install --disable-pip-version-check --quiet "$HERE"/chunklab-*.whl
 "$VENV/bin/python" -m chunklab --version
 "$VENV/bin/python" -c 'from chunklab.suites.digest import this_kit; print("suites", this_kit().suites)'
+
+# What a student must not read (the reference solution, the wheel and the installed
+# kit with their hidden tests and inputs, the settings) is root's alone, mode 700/600:
+# a submission, which runs as a user of its own, reads none of it even on a kernel
+# without Landlock.
+if [ "$(id -u)" = 0 ]; then
+    chown -R root:root "$HERE" "$VENV"
+fi
+chmod -R go-rwx "$HERE" "$VENV"

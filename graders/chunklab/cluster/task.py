@@ -116,7 +116,7 @@ def grade_parcels(
 ) -> list[Result]:
     """(index, report) for every parcel: the task a Dask worker runs."""
     try:
-        kit = find_kit(Path.cwd())
+        kit = find_kit()
     except KitLayoutError as error:
         raise KitLayoutError(f"on the Dask worker {worker_address()}: {error}") from None
     refuse_other_version(stamp, kit_stamp(kit), worker_address())

@@ -304,7 +304,7 @@ def grade_command(
         lesson_id=lesson_id,
         lms_options=lms_options or LmsOptions(),
     )
-    kit = find_kit(Path.cwd())
+    kit = find_kit()
     # report.html, the feedback pages and similar code: built from every report as it comes.
     classes = None
     if out_dir is not None:

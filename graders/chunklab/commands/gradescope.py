@@ -17,7 +17,7 @@ def gradescope_command(lesson_id: str, zip_path: Path, options: GradescopeOption
     if zip_path.is_dir():
         raise UsageError(f"{zip_path} is a folder; give the path of the zip file to write")
     lesson = get_lesson(lesson_id)
-    build_autograder(find_kit(Path.cwd()), lesson, zip_path, options)
+    build_autograder(find_kit(), lesson, zip_path, options)
     print(
         f"wrote the {lesson.id} autograder to {zip_path}; upload it as the autograder of a "
         "Gradescope programming assignment"

@@ -49,7 +49,7 @@ def notebook_verdict(lesson: Lesson, notebook: Path) -> Verdict:
 
 def validate_command(lesson_ids: Sequence[str] = ()) -> int:
     """Validate the lessons named (every lesson when none is), in the registry's order."""
-    kit = find_kit(Path.cwd())
+    kit = find_kit()
     named = {get_lesson(lesson_id).id for lesson_id in lesson_ids}
     lessons = [lesson for lesson in LESSONS.values() if not named or lesson.id in named]
     with tempfile.TemporaryDirectory(prefix="chunklab-validate-") as scratch:

@@ -8,9 +8,10 @@ refuses the kernel keyring calls (and System V IPC where the worker has no
 IPC namespace of its own): nothing one worker leaves there reaches the next.
 
 Where user namespaces are missing, Linux's Landlock (5.13 and later, no
-privilege needed) still confines a worker: it may read the system's
-libraries and Python's standard library (not its installed packages), read
-and write its own folder, and nothing else: not the kit, the other
+privilege needed) still confines a worker: it may read what the allow-list
+names (`allow_list_main.py`: the interpreter, the shared libraries it needs,
+the standard library without its installed packages), read and write its
+own folder, and nothing else: not the kit, the other
 submissions, the output folder, the cache of drawn inputs, nor another
 process's /proc. From Landlock version 4 it may open no TCP connection;
 from version 6 it may signal no process outside itself.

@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import select
-import shutil
 import signal
 import threading
 import time
@@ -35,6 +34,7 @@ from chunklab.sandbox.call_watch import (
 )
 from chunklab.sandbox.cgroups import WorkerGroup, pid_runs
 from chunklab.sandbox.cpu_time import CpuUse
+from chunklab.sandbox.work_folder import remove_folder
 
 
 class OutputCollector(threading.Thread):
@@ -273,7 +273,7 @@ class WorkerProcess:
         else:
             self.output.join(timeout=2)
         if self.work_dir is not None:
-            shutil.rmtree(self.work_dir, ignore_errors=True)
+            remove_folder(self.work_dir)
 
 
 def open_pidfd(pid: int) -> int | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from chunklab.errors import ChunklabError, UsageError
 from chunklab.kit_texts import kit_text_files
 from chunklab.sandbox.cgroups import CpuGroups, CpuTimeGroups, MemoryGroups, WorkerGroup
 from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.work_folder import remove_folder
 from chunklab.sandbox.worker import WorkerProcess, send_kill
 from chunklab.scoring.report import Isolation
 
@@ -27,11 +27,9 @@ SANDBOX_DIR = Path(__file__).resolve().parent
 # /proc/*/cmdline finds neither the sandbox's code nor the grader's paths.
 BOOTSTRAP = (
     "import json, sys; _start = json.loads(sys.stdin.readline()); "
-    "sys.argv[1:] = [_start['worker'], _start['config'], _start['confinement']]; "
+    "sys.argv[1:] = [_start[k] for k in ('worker', 'config', 'confinement', 'allow_list')]; "
     "exec(compile(_start.pop('zygote'), 'chunklab_zygote', 'exec'))"
 )
-# What a worker may see besides Python's standard library (found by the zygote itself).
-SYSTEM_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache")
 # Tells a worker it is in its cgroups, before it reads its first request.
 WORKER_GO = b"g"
 
@@ -41,6 +39,10 @@ GAPS = {
     "cpu_unpinned": (
         "a submission may move its processes to other CPUs and slow the submissions "
         "graded there (no cpuset cgroup could be made)"
+    ),
+    "disk_per_file": (
+        "--file-size-mb bounds each file a submission writes, not all of them together "
+        "(no folder of its own size could be mounted for it)"
     ),
     "memory_per_process": (
         "--memory-mb bounds each process of a submission, not all of them together "
@@ -75,6 +77,12 @@ class ZygoteSettings:
     # Memory and cpuset cgroups per worker where they can be made; False never makes them
     # (each process then has the memory limit on its own, and may leave its CPU).
     cgroups: bool = True
+    # Without namespaces, as root: a tmpfs of --file-size-mb per worker where one can be
+    # mounted; False never mounts one (each file is then bounded on its own).
+    own_disk: bool = True
+    # Without namespaces: Landlock where Linux has it; False never uses it (as on a
+    # kernel before 5.13).
+    landlock: bool = True
 
 
 class Zygote:
@@ -91,8 +99,9 @@ class Zygote:
             "limits": asdict(settings.limits),
             "namespaces": settings.namespaces,
             "direct_clone": settings.direct_clone,
+            "own_disk": settings.own_disk,
+            "use_landlock": settings.landlock,
             "root_dir": str(root_dir),
-            "visible": list(SYSTEM_PATHS),
             "texts": kit_text_files(),
         }
         ours, theirs = socket.socketpair()
@@ -118,6 +127,7 @@ class Zygote:
             "worker": (SANDBOX_DIR / "worker_main.py").read_text(),
             "config": json.dumps(config),
             "confinement": (SANDBOX_DIR / "confinement_main.py").read_text(),
+            "allow_list": (SANDBOX_DIR / "allow_list_main.py").read_text(),
         }
         with contextlib.suppress(BrokenPipeError):
             self.process.stdin.write(json.dumps(payload).encode() + b"\n")
@@ -289,7 +299,7 @@ class Zygote:
             for kind in (self.memory, self.cpus, self.cpu_time):
                 if kind is not None:
                     kind.close()
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            remove_folder(self.scratch)
 
     def __enter__(self) -> Zygote:
         return self

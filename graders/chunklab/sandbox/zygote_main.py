@@ -4,15 +4,16 @@ It runs as `python -I -S -B`, standard library only, and never imports
 chunklab, pytest or any grader code, so a forked worker holds none of it in
 memory. On Linux it first enters new user, mount, network, IPC, UTS and
 cgroup namespaces and moves into a minimal root that shows only what Python
-needs (read-only, installed packages hidden), so workers see no network and
-none of the grader's files. Each worker then gets its own PID and IPC
+needs (read-only; the allow-list of `allow_list_main.py`), so workers see no
+network and none of the grader's files. Each worker then gets its own PID and IPC
 namespaces, `/proc`, empty `/work` and `/tmp`, limits, and no capabilities;
 ending it ends every process it started. Where namespaces are missing, a
 worker is a session of its own with the same limits, its own user id when
 the grader is root, and Landlock where Linux has it (`confinement_main.py`).
 Everywhere, it starts with a fresh session keyring and may not use keyrings.
 
-Its source, the worker's source and a JSON configuration come on stdin, so
+Its source, the worker's, the confinement's and the allow-list's, and a JSON
+configuration come on stdin, so
 `/proc/*/cmdline` shows a worker none of the grader's paths.
 Protocol on a Unix socket (its descriptor is in the configuration): each
 request carries three descriptors (requests in, answers out, printed output
@@ -128,11 +129,6 @@ def enter_namespaces():
 
 def bind_read_only(root, path):
     inside = root + path
-    if os.path.islink(path):
-        os.makedirs(os.path.dirname(inside), exist_ok=True)
-        if not os.path.lexists(inside):
-            os.symlink(os.readlink(path), inside)
-        return
     if os.path.isdir(path):
         os.makedirs(inside, exist_ok=True)
     else:
@@ -142,41 +138,26 @@ def bind_read_only(root, path):
     mount(None, inside, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_REC)
 
 
-def installed_packages(visible):
-    """Folders of installed packages inside what is visible: they are hidden again.
-
-    The standard library's folder holds `site-packages`, and the system's
-    Python folders hold `dist-packages`: pytest, Hypothesis, and chunklab
-    itself when installed without `-e`, all live there.
-    """
-    found = []
-    for top in visible:
-        if not os.path.isdir(top) or os.path.islink(top):
-            continue
-        for folder, subfolders, _ in os.walk(top):
-            depth = folder[len(top) :].count("/")
-            for name in subfolders:
-                if name in ("site-packages", "dist-packages"):
-                    found.append(os.path.join(folder, name))
-            # Package folders sit at most at .../lib/python3.X/site-packages.
-            subfolders[:] = [
-                name
-                for name in subfolders
-                if depth < 3 and (name in ("lib", "local") or name.startswith("python"))
-            ]
-    return found
+def place_link(root, path, target):
+    """The symbolic link `path` of the machine, made again inside the root."""
+    inside = root + path
+    os.makedirs(os.path.dirname(inside), exist_ok=True)
+    if not os.path.lexists(inside):
+        os.symlink(target, inside)
 
 
-def build_minimal_root(root, visible):
-    """A root holding only the system libraries and Python's standard library."""
+def build_minimal_root(root, allowed):
+    """A root holding only what `allowed` lists (`allow_list_main.py`), read-only."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
-    for path in visible:
-        if os.path.lexists(path):
-            bind_read_only(root, path)
-    for path in installed_packages(visible):
-        if os.path.isdir(root + path):
-            mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
+    folders = allowed["folders"]
+    for path in [*folders, *allowed["files"]]:
+        bind_read_only(root, path)
+    for path in allowed["hidden"]:
+        mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
+    for path, target in allowed["links"]:
+        if not any(path.startswith(folder + "/") for folder in folders):
+            place_link(root, path, target)
     for device in ("null", "zero", "urandom", "random"):
         bind_read_only(root, "/dev/" + device)
     for folder in ("proc", "work", "tmp"):
@@ -299,6 +280,50 @@ def become_own_user(work_dir):
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def own_disk(work_dir, size_mb):
+    """Without namespaces, as root: the worker's folder is a tmpfs of its own, of --file-size-mb.
+
+    In a mount namespace of the worker's own, the tmpfs is also mounted on
+    /tmp, /var/tmp and /dev/shm, so all the worker writes there and in its
+    folder is bounded together, and none of it is left on the machine when
+    the worker ends. Returns the folder the worker is to work in (its own
+    folder may be under /tmp, which the tmpfs then hides).
+    """
+    check(libc.unshare(CLONE_NEWNS), "unshare mount")
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", work_dir, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_mb}m,mode=700")
+    handle = os.open(work_dir, os.O_PATH | os.O_DIRECTORY)
+    folder = work_dir
+    try:
+        for shared in SHARED_FOLDERS:
+            if os.path.isdir(shared) and not os.path.islink(shared):
+                try:
+                    mount(f"/proc/self/fd/{handle}", shared, None, MS_BIND)
+                except OSError:
+                    continue  # left as it is: Landlock, where there is one, keeps it read-only
+                folder = "/tmp" if shared == "/tmp" else folder
+    finally:
+        os.close(handle)
+    return folder
+
+
+def can_mount_own_disk(folder):
+    """Whether a worker without namespaces can be given a tmpfs of its own (tried in a child)."""
+    probe = os.fork()
+    if probe == 0:
+        try:
+            check(libc.unshare(CLONE_NEWNS), "unshare mount")
+            mount(None, "/", None, MS_REC | MS_PRIVATE)
+            mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, "size=4k")
+        except OSError:
+            os._exit(1)
+        os._exit(0)
+    return os.waitstatus_to_exitcode(os.waitpid(probe, 0)[1]) == 0
+
+
 def sandbox_gaps(process_mode, confinement):
     """What workers here are not kept apart in, as the README's codes (tried in a child)."""
     gaps = ["same_user"] if process_mode and os.getuid() != 0 else []
@@ -343,7 +368,8 @@ def become_worker(config, fds, worker, worker_id, confinement):
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         size = f"size={config['limits']['file_size_mb']}m,mode=1777"
         mount("tmpfs", "/work", "tmpfs", MS_NOSUID | MS_NODEV, size)
-        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, size)
+        # /tmp is the same folder: all the worker writes, in both, is bounded together.
+        mount("/work", "/tmp", None, MS_BIND)
         os.chdir("/work")
         if worker_id is None:
             drop_capabilities()
@@ -356,6 +382,11 @@ def become_worker(config, fds, worker, worker_id, confinement):
         os.setsid()
         # Where root may, an IPC namespace of its own; elsewhere System V IPC is refused.
         own_ipc = libc.unshare(CLONE_NEWIPC) == 0
+        if config["own_disk"]:
+            try:
+                config["work_dir"] = own_disk(config["work_dir"], config["limits"]["file_size_mb"])
+            except OSError:
+                pass  # the folder the grader made, bounded file by file (RLIMIT_FSIZE)
         if os.getuid() == 0:
             library = library_handles()
         # Confined while still able to open every path it is to be allowed.
@@ -463,6 +494,9 @@ def main():
         __import__(name)
     config = json.loads(sys.argv[2])
     config["grader_uid"] = os.getuid()
+    # The folders of the minimal root are made for workers to pass through, whatever the
+    # grader's own umask (077 where it keeps its files to itself).
+    os.umask(0o022)
     # The kit's fixed texts, read now (before the namespaces hide the files): every
     # worker holds them from its start, and a request only names one.
     for name, path in config.get("texts", {}).items():
@@ -470,6 +504,8 @@ def main():
             worker["KIT_TEXTS"][name] = text.read()
     confinement = {"__name__": "chunklab_confinement"}
     exec(compile(sys.argv[3], "chunklab_confinement", "exec"), confinement)
+    allow_list = {"__name__": "chunklab_allow_list"}
+    exec(compile(sys.argv[4], "chunklab_allow_list", "exec"), allow_list)
     sys.argv[1:] = []
     control = socket.socket(fileno=config["control_fd"])
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -477,23 +513,24 @@ def main():
     # namespaces, workers switch to that id.
     worker_id = False
     problem = ""
+    # Worked out once, before leaving the machine's file system: what a worker may read.
+    allowed = allow_list["allow_list"]()
     if config["namespaces"]:
         try:
             worker_id = enter_namespaces()
-            # In isolated mode the interpreter's search path holds only the standard library.
-            visible = config["visible"] + [p for p in sys.path if p and os.path.exists(p)]
-            build_minimal_root(config["root_dir"], visible)
+            build_minimal_root(config["root_dir"], allowed)
         except OSError as error:
             worker_id, problem = False, str(error)
     if worker_id is False:
-        # Worked out once: what every worker without namespaces may read.
-        visible = config["visible"] + [p for p in sys.path if p and os.path.exists(p)]
-        hidden = {os.path.realpath(p) for p in installed_packages(visible)}
-        config["landlock"] = confinement["version"]()
+        visible = [*allowed["folders"], *allowed["files"]]
+        hidden = {os.path.realpath(p) for p in allowed["hidden"]}
+        config["landlock"] = confinement["version"]() if config["use_landlock"] else 0
         config["readable"] = confinement["readable_paths"](visible, hidden)
     gaps = sandbox_gaps(worker_id is False, confinement)
     if worker_id is False:
         gaps += unconfined(config["landlock"])
+        config["own_disk"] = config["own_disk"] and can_mount_own_disk(config["root_dir"])
+        gaps += [] if config["own_disk"] else ["disk_per_file"]
     # Workers are reaped by the kernel; the grader learns of their end from their pipes.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     # What is in memory now is shared with every worker: kept out of the garbage

@@ -4,7 +4,9 @@ Each test is named by the rule it checks, numbered `group.test` and tagged
 with the lesson's rule group (the groups the lesson text lists its rules
 in). Hidden tests get the visibility the instructor chose; the submission's
 own problems (it could not be read, it defines nothing) go to the top-level
-`output`, which the student sees.
+`output`, which the student sees. What the sandbox could not keep apart
+where the autograder ran is one more test, of no points, that only
+instructors see.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from chunklab.errors import ChunklabError
+from chunklab.sandbox.zygote import GAPS
 from chunklab.scoring.report import DURATION_DIGITS, GradeReport
 
 if TYPE_CHECKING:
@@ -93,6 +96,26 @@ def gradescope_tests(report: GradeReport, options: GradescopeOptions) -> list[di
     return tests
 
 
+def isolation_tests(report: GradeReport) -> list[dict[str, Any]]:
+    """For instructors alone (Gradescope's `hidden`): what the sandbox did not keep apart."""
+    if not report.isolation_gaps:
+        return []
+    lines = [f"{gap}: {GAPS.get(gap, gap)}" for gap in report.isolation_gaps]
+    return [
+        {
+            "name": "Sandbox: what this autograder could not keep apart (instructors only)",
+            "name_format": "text",
+            "score": 0.0,
+            "max_score": 0.0,
+            "status": "failed",
+            "output": "\n".join(lines),
+            "output_format": "text",
+            "tags": ["sandbox"],
+            "visibility": "hidden",
+        }
+    ]
+
+
 def gradescope_results(
     report: GradeReport,
     options: GradescopeOptions = GradescopeOptions(),
@@ -116,5 +139,5 @@ def gradescope_results(
             "kit": asdict(report.kit),
             **(extra_data or {}),
         },
-        "tests": gradescope_tests(report, options),
+        "tests": gradescope_tests(report, options) + isolation_tests(report),
     }
