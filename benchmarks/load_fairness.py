@@ -46,7 +46,7 @@ DURATIONS = re.compile(r'"duration_s": ?[0-9.eE+-]+')
 
 def build_files(folder: Path, class_size: int) -> None:
     """The validate corpus, the class with loops and slow files, and the hybrid copies."""
-    kit = find_kit(KIT)
+    kit = find_kit()
     corpus = folder / "corpus"
     corpus.mkdir(parents=True)
     for lesson in LESSONS.values():

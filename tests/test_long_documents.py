@@ -30,7 +30,7 @@ from tests.test_window_lessons import grader_tests
 
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
 
-KIT = find_kit(Path(__file__).resolve().parent)
+KIT = find_kit()
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 
 
