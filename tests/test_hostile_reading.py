@@ -312,7 +312,7 @@ def test_any_failure_reading_a_submission_is_its_own_error_and_the_class_goes_on
     (folder / "mallory" / "notes.ipynb").write_text("{}")
     (folder / "a_char_chunk.py").write_text(CHAR_SOLUTION.read_text())
 
-    def fails(path: Path, limit: int) -> Any:
+    def fails(path: Path, limit: int, folder: Any = None) -> Any:
         raise failure
 
     monkeypatch.setattr(candidates, "look_at", fails)

@@ -8,12 +8,11 @@ after at most the limit's bytes, and never fills the grader's memory.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from chunklab.errors import SubmissionError, SubmissionTooLargeError
-from chunklab.reading.safe_file import read_regular_file
+from chunklab.reading.folder import OpenFolder
 from chunklab.reading.source import CodeCell
 from chunklab.reading.student import helper_files, helper_packages, regular_files
 from chunklab.scoring.report import Problem
@@ -33,8 +32,11 @@ class Helpers:
     warnings: tuple[Problem, ...] = ()
 
 
-def read_helpers(folder: Path, graded: Path, code_bytes: int, limit: int) -> Helpers:
-    """The helpers beside `graded`, whose code (`code_bytes`) leaves `limit - code_bytes` bytes."""
+def read_helpers(folder: OpenFolder, graded: Path, code_bytes: int, limit: int) -> Helpers:
+    """The helpers beside `graded`, whose code (`code_bytes`) leaves `limit - code_bytes` bytes.
+
+    They are read through the folder's handle, as the graded file was.
+    """
     files = regular_files(folder)  # listed once: both looks below read it
     paths = helper_files(files, graded)
     sources: dict[str, tuple[str, str]] = {}
@@ -52,7 +54,7 @@ def read_helpers(folder: Path, graded: Path, code_bytes: int, limit: int) -> Hel
     used = code_bytes
     for path in paths:
         try:
-            raw = read_regular_file(path, max(limit - used, 0))
+            raw = folder.read(path, max(limit - used, 0))
         except SubmissionError as error:
             warnings.append(
                 Problem(WARNING_KIND, f"{path.name} cannot be imported by your code: {error}")
@@ -60,7 +62,7 @@ def read_helpers(folder: Path, graded: Path, code_bytes: int, limit: int) -> Hel
             continue
         used += len(raw)
         if used > limit:
-            raise too_large_with_helpers(graded, paths, limit)
+            raise too_large_with_helpers(folder, graded, paths, limit)
         sources[path.stem] = (path.name, raw.decode("utf-8", errors="replace"))
     if not sources:
         return Helpers(warnings=tuple(warnings))
@@ -69,8 +71,9 @@ def read_helpers(folder: Path, graded: Path, code_bytes: int, limit: int) -> Hel
 
 
 def too_large_with_helpers(
-    graded: Path, helpers: list[Path], limit: int
+    folder: OpenFolder, graded: Path, helpers: list[Path], limit: int
 ) -> SubmissionTooLargeError:
+    size_of = folder.size_of  # as listed: no path is looked up again
     by_size = sorted(helpers, key=lambda path: (-size_of(path), path.name))
     named = ", ".join(f"{path.name} ({size_of(path):,} bytes)" for path in by_size[:NAMED_FILES])
     more = f" and {len(helpers) - NAMED_FILES} more" if len(helpers) > NAMED_FILES else ""
@@ -80,13 +83,6 @@ def too_large_with_helpers(
         "code, its helper modules included, may hold (the grader's --max-submission-kb); "
         "hand in only your solution and the modules it imports"
     )
-
-
-def size_of(path: Path) -> int:
-    try:
-        return os.lstat(path).st_size
-    except OSError:
-        return 0
 
 
 HELPERS_CELL = '''\
