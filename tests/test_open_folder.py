@@ -20,35 +20,11 @@ from chunklab.errors import SubmissionError
 from chunklab.reading import folder as folder_module
 from chunklab.reading.folder import MOST_FOLDER_DEPTH, OpenFolder
 from chunklab.reading.read import read_submission
+from tests.deep_folders import nested, unnest
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = (KIT_ROOT / "solutions" / "char_chunk.py").read_text()
 STUB = (KIT_ROOT / "exercises" / "char_chunk.py").read_text()
-
-
-def nested(top: Path, depth: int, name: str = "d") -> None:
-    """`depth` folders, one inside the other, made through handles (no path grows long)."""
-    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for _ in range(depth):
-            os.mkdir(name, dir_fd=fd)
-            below = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
-            fd = below
-    finally:
-        os.close(fd)
-
-
-def unnest(top: Path, name: str = "d") -> None:
-    """Remove the folders `nested` made, one level at a time (a recursive removal would fail)."""
-    chain, lifted = top / name, top / f"{name}.lifted"
-    while chain.exists():
-        if (chain / name).exists():
-            (chain / name).rename(lifted)
-            chain.rmdir()
-            lifted.rename(chain)
-        else:
-            chain.rmdir()
 
 
 def student_and_elsewhere(tmp_path: Path, inner: str) -> tuple[Path, Path, Path]:

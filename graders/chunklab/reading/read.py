@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chunklab.errors import (
@@ -301,6 +301,19 @@ def read_submission(
             f"the grader failed to read {path.name} ({type(error).__name__}: {error}); "
             "tell your instructor, and hand in a plain .py file or a notebook saved by Jupyter"
         ) from error
+
+
+def read_found(item: SubmissionPath, lesson_id: str | None, limit: int) -> SubmissionSource:
+    """A submission as it was found: read as its own lesson (if split by one), or `lesson_id`.
+
+    Grading here and sending to a cluster both read through this, so a
+    submission is read the same way, with the same limits and errors, wherever
+    it is graded.
+    """
+    source = read_submission(item.path, item.lesson or lesson_id, item.display, limit)
+    if item.student:  # whose work it is was told when it was found (a folder's name)
+        source = replace(source, student=item.student)
+    return source
 
 
 def read_checked(
