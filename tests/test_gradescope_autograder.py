@@ -21,8 +21,11 @@ import pytest
 
 from chunklab.authoring.build_notebooks import notebook_text
 from chunklab.authoring.submission_notebook import submission_notebook
+from chunklab.autograder.build import CONFIG_NAME, KIT_FOLDER
 from chunklab.autograder.run import KIT_FAILED, run
 from chunklab.cli import main
+from chunklab.errors import SubmissionError
+from chunklab.reading.read import read_submission
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = KIT_ROOT / "graders" / "chunklab" / "writing" / "gradescope.schema.json"
@@ -147,6 +150,36 @@ def test_four_submissions_each_get_a_valid_results_json(installed, gradescope_sc
     assert broken["score"] == 0
     assert broken["tests"] == []
     assert "Python cannot read your file" in broken["output"]
+
+
+def set_up_root(root: Path) -> Path:
+    """An autograder root whose source/ holds the configuration and (a link to) this kit."""
+    (root / "source").mkdir(parents=True)
+    config = {"lesson": LESSON, "hidden_visibility": "visible", "stdout_visibility": "hidden"}
+    (root / "source" / CONFIG_NAME).write_text(json.dumps(config))
+    (root / "source" / KIT_FOLDER).symlink_to(KIT_ROOT, target_is_directory=True)
+    (root / "submission").mkdir()
+    (root / "submission" / f"{LESSON}.py").write_text(CORRECT)
+    return root / "submission"
+
+
+@pytest.mark.parametrize("spoil", ["a link", "too many files"])
+def test_a_submission_the_reader_refuses_is_the_students_error_in_a_local_runs_words(
+    tmp_path, gradescope_schema, spoil
+):
+    submission = set_up_root(tmp_path)
+    if spoil == "a link":
+        (submission / "notes.py").symlink_to(KIT_ROOT / "solutions" / f"{LESSON}.py")
+    else:
+        for number in range(10_001):
+            (submission / f"n{number}").touch()
+    with pytest.raises(SubmissionError) as local:
+        read_submission(submission, LESSON)
+    results = run(tmp_path)
+    jsonschema.validate(results, gradescope_schema)
+    assert results["score"] == 0
+    assert results["output"].endswith(f":\n{local.value}")
+    assert KIT_FAILED not in results["output"]
 
 
 def test_results_json_is_written_when_the_kit_itself_fails(tmp_path, gradescope_schema):
