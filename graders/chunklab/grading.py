@@ -16,6 +16,7 @@ from types import ModuleType
 
 from chunklab.errors import (
     BrokenProtocolError,
+    HelperLeftBehindError,
     ImportBlockedError,
     KitLayoutError,
     MissingDefinitionError,
@@ -343,7 +344,7 @@ def load_warnings(
     problems = loaded.problems
     for problem in problems:
         if problem.kind == "import_blocked":
-            raise ImportBlockedError(problem.message)
+            raise blocked_import(source, problem)
     if source.kind == "python":
         for problem in problems:
             if problem.kind == "syntax_error":
@@ -368,6 +369,17 @@ def load_warnings(
             ),
         )
     return warnings
+
+
+def blocked_import(source: SubmissionSource, problem: LoadProblem) -> SubmissionError:
+    """The error of a blocked import: of the student's own module left behind, it says why."""
+    behind = {module.name: module for module in source.left_behind}
+    own = [behind.get(name.split(".")[0]) for name in problem.modules]
+    if problem.modules and all(own):
+        return HelperLeftBehindError(
+            " ".join(dict.fromkeys(module.why for module in own if module is not None))
+        )
+    return ImportBlockedError(problem.message)
 
 
 def out_of_memory(memory_mb: int) -> str:

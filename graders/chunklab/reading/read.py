@@ -327,7 +327,8 @@ def read_checked(
             file = folder_file(folder, lesson_id, look)
             code = read_code(file, limit, folder)
             lesson = choose_lesson(file, lesson_id, code.notebook_lesson)
-            helpers = read_helpers(folder, file, code.code_bytes, limit)
+            text = "\n".join(cell.source for cell in code.cells)
+            helpers = read_helpers(folder, file, code.code_bytes, limit, text)
             warnings = look.warnings() + helpers.warnings + code.warnings
     elif stat.S_ISREG(mode):
         file, code, helpers = path, read_code(path, limit), Helpers()
@@ -344,4 +345,5 @@ def read_checked(
         warnings=warnings,
         student=student_name(path),
         local_modules=helpers.modules,
+        left_behind=helpers.left_behind,
     )

@@ -158,9 +158,8 @@ def helper_packages(files: list[Path], graded: Path) -> list[str]:
     )
 
 
-def helper_files(files: list[Path], graded: Path) -> list[Path]:
-    """The `.py` files among a folder's `files` beside the graded file that no lesson claims:
-    modules it may import."""
+def modules_beside(files: list[Path], graded: Path) -> list[Path]:
+    """The `.py` files among a folder's `files` beside the graded file: importable by name."""
     return [
         path
         for path in files
@@ -168,5 +167,10 @@ def helper_files(files: list[Path], graded: Path) -> list[Path]:
         and path != graded
         and path.suffix == ".py"
         and path.stem.isidentifier()
-        and lesson_named_in(path.name) is None
     ]
+
+
+def helper_files(files: list[Path], graded: Path) -> list[Path]:
+    """The `.py` files among a folder's `files` beside the graded file that no lesson claims:
+    modules it may import."""
+    return [path for path in modules_beside(files, graded) if lesson_named_in(path.name) is None]

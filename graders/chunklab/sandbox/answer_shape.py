@@ -119,6 +119,8 @@ class LoadProblem:
 
     kind: str  # one of PROBLEM_KINDS
     message: str
+    # For `import_blocked`: the modules named (at most MAX_PROBLEMS, each cut to MAX_NAME).
+    modules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -142,11 +144,12 @@ def load_answer(answer: dict[str, Any], cells: tuple[int, ...]) -> LoadAnswer:
     if not all(type(name) is str for name in defined):
         raise ProtocolBroken(BROKEN_PROTOCOL)
     if len(problems) == 1 and blocked(problems[0]):
-        problems_seen = [LoadProblem("import_blocked", problems[0]["message"])]
+        modules = tuple(name[:MAX_NAME] for name in problems[0]["modules"][:MAX_PROBLEMS])
+        problems_seen = [LoadProblem("import_blocked", problems[0]["message"], modules)]
     else:
         problems_seen = cell_problems(problems, cells)
     kept = tuple(
-        LoadProblem(problem.kind, cut(problem.message, MAX_PROBLEM_MESSAGE))
+        LoadProblem(problem.kind, cut(problem.message, MAX_PROBLEM_MESSAGE), problem.modules)
         for problem in problems_seen[:MAX_PROBLEMS]
     )
     return LoadAnswer(kept, frozenset(defined), max(0, len(problems_seen) - MAX_PROBLEMS))
