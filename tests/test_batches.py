@@ -12,6 +12,7 @@ from chunklab.batch import grade_fed, grade_many, start_method
 from chunklab.grading import FedSession, GradingSession
 from chunklab.kit import find_kit
 from chunklab.lessons import LESSONS
+from chunklab.reading import read as read_module
 from chunklab.reading.read import SubmissionPath
 from chunklab.running.pytest_run import suite_max_score
 from chunklab.sandbox.limits import Limits
@@ -208,7 +209,7 @@ def test_a_grading_process_that_dies_costs_only_what_it_held(tmp_path, monkeypat
     files = {f"s{n:02d}_char_chunk.py": REFERENCE for n in range(6)}
     files["s03_char_chunk.py"] = "# dies\n" + REFERENCE
     items = class_folder(tmp_path, files)
-    real = grading.read_submission
+    real = read_module.read_submission
 
     def read(path, *args):
         if "dies" in path.read_text():
@@ -217,7 +218,7 @@ def test_a_grading_process_that_dies_costs_only_what_it_held(tmp_path, monkeypat
 
     # Grading processes are forked, so they read with this too.
     assert start_method() == "fork"
-    monkeypatch.setattr(grading, "read_submission", read)
+    monkeypatch.setattr(read_module, "read_submission", read)
     reports = dict(grade_many(items, None, find_kit(), Limits(), 2))
     assert sorted(reports) == list(range(6))
     assert reports[3].status == "error" and "stopped" in reports[3].errors[0].message

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,9 +76,9 @@ def test_reading_a_folder_looks_at_each_file_once_and_reports_what_it_skipped(
     looked: list[str] = []
     real_look = candidates.look_at
 
-    def counted(path: Path, limit: int) -> candidates.FileLook:
+    def counted(path: Path, limit: int, folder: Any = None) -> candidates.FileLook:
         looked.append(path.name)
-        return real_look(path, limit)
+        return real_look(path, limit, folder)
 
     monkeypatch.setattr(candidates, "look_at", counted)
     source = read_submission(folder, "char_chunk", limit=4_000)

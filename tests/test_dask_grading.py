@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import signal
 import subprocess
@@ -19,18 +20,20 @@ from distributed import Client, LocalCluster
 from chunklab.batch import Result, grade_many
 from chunklab.cluster import cpu_claim, on_dask, task
 from chunklab.cluster.on_dask import SchedulerLostError, grade_on_dask, task_groups
-from chunklab.cluster.parcel import pack, unpack
+from chunklab.cluster.parcel import pack
 from chunklab.cluster.task import VersionMismatchError, grade_parcels, kit_stamp
-from chunklab.errors import KitLayoutError
+from chunklab.errors import KitLayoutError, SubmissionTooLargeError
 from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
-from chunklab.reading.read import SubmissionPath, find_submissions
+from chunklab.reading.read import SubmissionPath, find_submissions, read_found
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import GradeReport
 from chunklab.validation import as_notebook, expectations
 from tests.conftest import KIT_ROOT
+from tests.deep_folders import nested, unnest
 
 KIT = Kit(KIT_ROOT)
+LIMIT = Limits().max_submission_kb * 1024
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +155,8 @@ def test_a_worker_killed_mid_run_loses_and_repeats_nothing(cluster, client, tmp_
 
 
 def test_a_worker_with_another_version_refuses_the_task(client):
-    [parcel] = [pack(0, SubmissionPath(KIT_ROOT / "samples" / "alice", "samples/alice"))]
+    alice = SubmissionPath(KIT_ROOT / "samples" / "alice", "samples/alice")
+    parcel = pack(0, alice, None, LIMIT)
     future = client.submit(
         grade_parcels, [parcel], None, Limits(), "0.0.1 (kit 000000000000)", pure=False
     )
@@ -270,39 +274,69 @@ def test_links_and_fifos_are_reported_never_followed(cluster, tmp_path):
         ]
 
 
-def test_a_packed_submission_unpacks_under_the_names_it_had(tmp_path):
-    student = tmp_path / "char_chunk_class" / "alice"
-    (student / "helpers").mkdir(parents=True)
-    (student / "main.py").write_text("x = 1\n")
-    (student / "helpers" / "tools.py").write_bytes(b"\x00binary")
-    (student / "notes.txt").write_text("not a submission file: stays here")
-    parcel = pack(5, SubmissionPath(student, "given/alice"))
-    assert (parcel.index, parcel.display, parcel.name, parcel.parent) == (
-        5,
-        "given/alice",
-        "alice",
-        "char_chunk_class",
-    )
-    assert [f.relative for f in parcel.files] == ["main.py", "helpers/tools.py"]
-    unpacked = unpack(parcel, tmp_path / "worker")
-    assert unpacked == tmp_path / "worker" / "char_chunk_class" / "alice"
-    assert sorted(p.relative_to(unpacked).as_posix() for p in unpacked.rglob("*.py")) == [
-        "helpers/tools.py",
-        "main.py",
-    ]
-    assert (unpacked / "helpers" / "tools.py").read_bytes() == b"\x00binary"
-    assert not (unpacked / "notes.txt").exists()
+def hostile_class(folder: Path) -> Path:
+    """A class whose folders test every limit of the reader, and one plain student."""
+    solution = (KIT_ROOT / "solutions" / "char_chunk.py").read_text()
+    students = ("deep", "crowded", "heavy", "linked", "plain")
+    for name in students:
+        (folder / name).mkdir(parents=True)
+        (folder / name / "char_chunk.py").write_text(solution)
+    nested(folder / "deep", 1_100)
+    for number in range(10_050):
+        (folder / "crowded" / f"note{number}").touch()
+    for number in range(20):  # sparse: 16 MB each, nothing written
+        with open(folder / "heavy" / f"draft{number}.ipynb", "wb") as draft:
+            draft.truncate(16 * 1024 * 1024)
+    (folder / "linked" / "lib.py").symlink_to(KIT_ROOT / "solutions", target_is_directory=True)
+    (folder / "z_folder_link").symlink_to(folder / "plain", target_is_directory=True)
+    return folder
 
 
-def test_a_file_over_the_limit_travels_as_its_size_only(tmp_path):
+def test_a_class_at_the_readers_limits_gives_the_same_output_on_dask(
+    chunklab, cluster, tmp_path, request
+):
+    folder = hostile_class(tmp_path / "char_chunk_class")
+    request.addfinalizer(lambda: unnest(folder / "deep"))
+    here = chunklab("grade", "--jobs", "1", "--jsonl", folder)
+    there = chunklab("grade", "--jsonl", "--dask", cluster.scheduler_address, folder)
+    assert (here.exit_code, there.exit_code) == (0, 0)
+    assert comparable_lines(there.stdout) == comparable_lines(here.stdout)
+    outcome = {
+        Path(r["submission"]).name: (r["status"], [e["kind"] for e in r["errors"]])
+        for r in here.reports
+    }
+    assert outcome == {
+        "deep": ("error", ["unreadable"]),
+        "crowded": ("error", ["unreadable"]),
+        "heavy": ("graded", []),
+        "linked": ("error", ["unsafe_path"]),
+        "plain": ("graded", []),
+        "z_folder_link": ("error", ["unsafe_path"]),
+    }
+
+
+def test_a_submission_travels_as_the_code_read_from_it(tmp_path):
+    student = tmp_path / "char_chunk_class" / "heavy"
+    student.mkdir(parents=True)
+    (student / "char_chunk.py").write_text("def chunk(text, size, overlap):\n    return []\n")
+    (student / "tools.py").write_text("x = 1\n")
+    for number in range(20):  # sparse: 16 MB each, nothing written
+        with open(student / f"draft{number}.ipynb", "wb") as draft:
+            draft.truncate(16 * 1024 * 1024)
+    item = SubmissionPath(student, "given/heavy", "heavy")
+    parcel = pack(5, item, None, LIMIT)
+    assert (parcel.index, parcel.item) == (5, item)
+    assert parcel.read == read_found(item, None, LIMIT)  # what a local run reads
+    assert len(pickle.dumps(parcel)) < 20_000  # no draft travels
+
+
+def test_a_submission_that_cannot_be_read_travels_as_its_error(tmp_path):
     big = tmp_path / "big_char_chunk.py"
     with open(big, "wb") as file:
         file.truncate(6_000_000)
-    parcel = pack(0, SubmissionPath(big, str(big)), most=5_000_000)
-    assert [(f.data, f.size) for f in parcel.files] == [(b"", 6_000_000)]
-    unpacked = unpack(parcel, tmp_path / "worker")
-    assert unpacked.stat().st_size == 6_000_000
-    assert unpacked.stat().st_blocks * 512 < 6_000_000  # sparse: nothing was sent
+    parcel = pack(0, SubmissionPath(big, str(big)), None, LIMIT)
+    assert isinstance(parcel.read, SubmissionTooLargeError)
+    assert len(pickle.dumps(parcel)) < 2_000
 
 
 def test_task_groups_take_every_item_once_from_stretches_of_the_input():

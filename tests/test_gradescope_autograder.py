@@ -29,7 +29,9 @@ from chunklab.authoring.submission_notebook import submission_notebook
 from chunklab.autograder.build import CONFIG_NAME, KIT_FOLDER, SCRIPTS
 from chunklab.autograder.run import KIT_FAILED, run
 from chunklab.cli import main
+from chunklab.errors import SubmissionError
 from chunklab.lessons import LESSONS
+from chunklab.reading.read import read_submission
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.suites.digest import this_kit
@@ -226,6 +228,36 @@ def test_an_autograder_running_other_suites_than_it_was_built_with_grades_nothin
     error = results["extra_data"]["error"]
     assert error.startswith("OtherSuitesInstalledError: ") and "build the zip again" in error
     assert other["suites"] in error and this_kit().suites in error
+
+
+def set_up_root(root: Path) -> Path:
+    """An autograder root whose source/ holds the configuration and (a link to) this kit."""
+    (root / "source").mkdir(parents=True)
+    config = {"lesson": LESSON, "hidden_visibility": "visible", "stdout_visibility": "hidden"}
+    (root / "source" / CONFIG_NAME).write_text(json.dumps(config))
+    (root / "source" / KIT_FOLDER).symlink_to(KIT_ROOT, target_is_directory=True)
+    (root / "submission").mkdir()
+    (root / "submission" / f"{LESSON}.py").write_text(CORRECT)
+    return root / "submission"
+
+
+@pytest.mark.parametrize("spoil", ["a link", "too many files"])
+def test_a_submission_the_reader_refuses_is_the_students_error_in_a_local_runs_words(
+    tmp_path, gradescope_schema, spoil
+):
+    submission = set_up_root(tmp_path)
+    if spoil == "a link":
+        (submission / "notes.py").symlink_to(KIT_ROOT / "solutions" / f"{LESSON}.py")
+    else:
+        for number in range(10_001):
+            (submission / f"n{number}").touch()
+    with pytest.raises(SubmissionError) as local:
+        read_submission(submission, LESSON)
+    results = run(tmp_path)
+    jsonschema.validate(results, gradescope_schema)
+    assert results["score"] == 0
+    assert results["output"].endswith(f":\n{local.value}")
+    assert KIT_FAILED not in results["output"]
 
 
 def test_results_json_is_written_when_the_kit_itself_fails(tmp_path, gradescope_schema):

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from chunklab import grading
 from chunklab.authoring.build_notebooks import notebook_text
 from chunklab.authoring.submission_notebook import submission_notebook
 from chunklab.errors import SubmissionError
+from chunklab.reading import read as read_module
 from chunklab.reading.read import read_submission
 from chunklab.reading.safe_file import read_regular_file
 
@@ -199,9 +199,9 @@ def test_malformed_notebooks_are_broken_notebooks_graded_in_one_pass(
     data["metadata"]["deep"] = json.loads(deeply_nested(900))
     (folder / "good_word_chunk.ipynb").write_text(json.dumps(data))
     reads: list[str] = []
-    read_submission = grading.read_submission
+    read_submission = read_module.read_submission
     monkeypatch.setattr(
-        grading,
+        read_module,
         "read_submission",
         lambda path, *rest: reads.append(path.name) or read_submission(path, *rest),
     )
@@ -312,7 +312,7 @@ def test_any_failure_reading_a_submission_is_its_own_error_and_the_class_goes_on
     (folder / "mallory" / "notes.ipynb").write_text("{}")
     (folder / "a_char_chunk.py").write_text(CHAR_SOLUTION.read_text())
 
-    def fails(path: Path, limit: int) -> Any:
+    def fails(path: Path, limit: int, folder: Any = None) -> Any:
         raise failure
 
     monkeypatch.setattr(candidates, "look_at", fails)

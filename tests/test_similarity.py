@@ -113,6 +113,35 @@ def test_pairs_are_only_made_within_a_lesson():
     assert similar_pairs(codes, given()).pairs == ()
 
 
+def test_code_longer_than_the_fingerprint_budget_is_not_compared_and_said_so(monkeypatch):
+    from chunklab import similarity
+    from chunklab.writing.class_report import similarity_html
+
+    fingerprinted = []
+    real = similarity.fingerprinted
+
+    def counted(copydetect, text, boilerplate):
+        fingerprinted.append(text.student)
+        return real(copydetect, text, boilerplate)
+
+    monkeypatch.setattr(similarity, "fingerprinted", counted)
+    solution = (KIT_ROOT / "solutions" / "char_chunk.py").read_text()
+    huge = solution + "x = 1 + 2 * y - z\n" * (1024 * 1024 // 18)  # a megabyte of code
+    codes = [
+        code("char_chunk", "ana", solution),
+        code("char_chunk", "ben", disguised(solution)),
+        code("char_chunk", "mal", huge),
+    ]
+    found = similar_pairs(codes, given())
+    assert fingerprinted == ["ana", "ben"]
+    assert [(p.first.student, p.second.student) for p in found.pairs] == [("ana", "ben")]
+    assert [c.student for c in found.not_compared] == ["mal"]
+    assert (
+        "1 submission(s) hold more than 20,000 characters of code and were not compared: mal."
+        in similarity_html(found)
+    )
+
+
 def test_line_spans_merge_touching_lines():
     source = "a = 1\nb = 2\nc = 3\nd = 4\n"
     assert line_spans(source, [(0, 5), (6, 11), (18, 23)]) == ((1, 2), (4, 4))

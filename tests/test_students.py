@@ -189,6 +189,62 @@ def test_a_folder_whose_files_all_name_one_lesson_is_read_without_one(tmp_path):
     assert (source.path.name, source.lesson.id) == ("char_chunk.py", "char_chunk")
 
 
+USES_TOOLS = (
+    "from char_chunk_tools import words\n\n"
+    "def solve(text, size, overlap):\n"
+    "    found = words(text)\n"
+    "    step = size - overlap\n"
+    "    chunks = []\n"
+    "    for start in range(0, len(found), step):\n"
+    "        chunks.append(' '.join(found[start:start + size]))\n"
+    "        if start + size >= len(found):\n"
+    "            break\n"
+    "    return chunks\n"
+)
+TOOLS_LEFT_BEHIND = (
+    "char_chunk_tools.py is named for the lesson char_chunk, so it is taken for that "
+    "lesson's file and not handed to the code of word_chunk.py as a module; `import "
+    "char_chunk_tools` fails when graded: rename it (to a name without a lesson id, such "
+    "as tools.py) and import it by that name"
+)
+
+
+def test_a_module_named_for_a_lesson_that_the_code_imports_is_named_in_a_warning(tmp_path):
+    folder = tmp_path / "quinn"
+    folder.mkdir()
+    (folder / "word_chunk.py").write_text(USES_TOOLS)
+    (folder / "char_chunk_tools.py").write_text("def words(text):\n    return text.split()\n")
+    source = read_submission(folder, "word_chunk")
+    assert source.local_modules == ()
+    assert [(w.kind, w.message) for w in source.warnings] == [
+        ("helper_skipped", TOOLS_LEFT_BEHIND)
+    ]
+    # Another lesson's file that the code does not import is no helper, and no warning.
+    (folder / "char_chunk_tools.py").unlink()
+    (folder / "char_chunk.py").write_text(solution("char_chunk"))
+    assert read_submission(folder, "word_chunk").warnings == ()
+
+
+def test_the_import_of_a_module_left_behind_is_explained_not_called_outside_the_library(
+    chunklab, tmp_path
+):
+    quinn = tmp_path / "class" / "quinn"
+    quinn.mkdir(parents=True)
+    (quinn / "word_chunk.py").write_text(USES_TOOLS)
+    (quinn / "char_chunk_tools.py").write_text("def words(text):\n    return text.split()\n")
+    pat = tmp_path / "class" / "pat"
+    (pat / "chunkutil").mkdir(parents=True)
+    (pat / "chunkutil" / "__init__.py").write_text("def words(text):\n    return text.split()\n")
+    (pat / "word_chunk.py").write_text(USES_TOOLS.replace("char_chunk_tools", "chunkutil"))
+    result = chunklab("grade", "--jobs", "1", "--lesson", "word_chunk", tmp_path / "class")
+    errors = {r["student"]: r["errors"] for r in result.reports}
+    assert errors["quinn"] == [{"kind": "helper_left_behind", "message": TOOLS_LEFT_BEHIND}]
+    [pat_error] = errors["pat"]
+    assert pat_error["kind"] == "helper_left_behind"
+    assert pat_error["message"].startswith("chunkutil/ is a package (a folder of modules)")
+    assert "standard library" not in str(errors)
+
+
 def test_a_package_beside_the_lesson_file_is_said_not_to_travel_with_it(tmp_path):
     folder = tmp_path / "pat"
     (folder / "chunkutil").mkdir(parents=True)

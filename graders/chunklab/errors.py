@@ -111,6 +111,12 @@ class ImportBlockedError(SubmissionError):
     kind = "import_blocked"
 
 
+class HelperLeftBehindError(SubmissionError):
+    """The submission imports a module of the student's that does not travel with it."""
+
+    kind = "helper_left_behind"
+
+
 class OutOfMemoryError(SubmissionError):
     """Loading the submission went over the memory limit before any test could start."""
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import ast
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import ModuleType
 
 from chunklab.errors import (
     BrokenProtocolError,
+    HelperLeftBehindError,
     ImportBlockedError,
     KitLayoutError,
     MissingDefinitionError,
@@ -27,7 +28,7 @@ from chunklab.errors import (
 )
 from chunklab.kit import Kit, load_reference
 from chunklab.lessons import Lesson
-from chunklab.reading.read import SubmissionPath, likely_lesson, read_submission
+from chunklab.reading.read import SubmissionPath, likely_lesson, read_found
 from chunklab.reading.source import SubmissionSource
 from chunklab.running.in_process import InProcessZygote
 from chunklab.running.plugin import EmptySlot, SuiteEntry
@@ -144,17 +145,23 @@ def grade_submissions(
     items: Sequence[SubmissionPath], lesson_id: str | None, session: GradingSession
 ) -> list[GradeReport]:
     """A report for every item, in the same order."""
+    return grade_read([read_item(item, lesson_id, session) for item in items], session)
+
+
+def grade_read(
+    reads: Sequence[SubmissionSource | GradeReport], session: GradingSession
+) -> list[GradeReport]:
+    """A report for every submission read (or already reported, when it could not be)."""
     reports: dict[int, GradeReport] = {}
     by_lesson: dict[str, list[tuple[int, SubmissionSource]]] = {}
-    for index, item in enumerate(items):
-        read = read_item(item, lesson_id, session)
+    for index, read in enumerate(reads):
         if isinstance(read, GradeReport):
             reports[index] = read
             continue
         by_lesson.setdefault(read.lesson.id, []).append((index, read))
     for group in by_lesson.values():
         reports.update(grade_lesson_group(group, session))
-    return [reports[index] for index in range(len(items))]
+    return [reports[index] for index in range(len(reads))]
 
 
 def read_item(
@@ -163,16 +170,21 @@ def read_item(
     """The submission, read; or the report of why it cannot be."""
     started = time.monotonic()
     try:
-        limit = session.limits.max_submission_kb * 1024
-        source = read_submission(item.path, item.lesson or lesson_id, item.display, limit)
+        return read_found(item, lesson_id, session.limits.max_submission_kb * 1024)
     except SubmissionError as error:
-        lesson = likely_lesson(item.path, item.lesson or lesson_id)
-        return error_report(
-            item.display, lesson, error, session, time.monotonic() - started, item.student
-        )
-    if item.student:  # whose work it is was told when it was found (a folder's name)
-        source = replace(source, student=item.student)
-    return source
+        return refused_report(item, lesson_id, error, session, time.monotonic() - started)
+
+
+def refused_report(
+    item: SubmissionPath,
+    lesson_id: str | None,
+    error: SubmissionError,
+    session: GradingSession,
+    duration: float = 0.0,
+) -> GradeReport:
+    """The report of a submission that could not be read, for the lesson it was most likely."""
+    lesson = likely_lesson(item.path, item.lesson or lesson_id)
+    return error_report(item.display, lesson, error, session, duration, item.student)
 
 
 def grade_lesson_group(
@@ -334,7 +346,7 @@ def load_warnings(
     problems = loaded.problems
     for problem in problems:
         if problem.kind == "import_blocked":
-            raise ImportBlockedError(problem.message)
+            raise blocked_import(source, problem)
         if problem.kind == "too_slow" and (
             source.kind == "python" or names_entry_point(source, problem.cell)
         ):
@@ -392,6 +404,17 @@ def binds(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.alias):
         return (node.asname or node.name.split(".")[0]) == name or node.name == "*"
     return False
+
+
+def blocked_import(source: SubmissionSource, problem: LoadProblem) -> SubmissionError:
+    """The error of a blocked import: of the student's own module left behind, it says why."""
+    behind = {module.name: module for module in source.left_behind}
+    own = [behind.get(name.split(".")[0]) for name in problem.modules]
+    if problem.modules and all(own):
+        return HelperLeftBehindError(
+            " ".join(dict.fromkeys(module.why for module in own if module is not None))
+        )
+    return ImportBlockedError(problem.message)
 
 
 def out_of_memory(memory_mb: int) -> str:

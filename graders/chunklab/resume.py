@@ -14,11 +14,13 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from chunklab.errors import SubmissionError
+from chunklab.reading.folder import OpenFolder
 from chunklab.reading.read import SubmissionPath
 from chunklab.reading.safe_file import read_regular_file
 from chunklab.reading.student import regular_files
@@ -47,21 +49,23 @@ def content_digest(path: Path) -> str:
     A link, a FIFO or a special file is hashed by what it is, never opened: its
     report (an unsafe path) is reused only while it stays what it was.
     """
-    digest = hashlib.sha256()
     try:
-        mode = os.lstat(path).st_mode
-        files = regular_files(path) if stat.S_ISDIR(mode) else [path]
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            with OpenFolder(path) as folder:  # every file read through the folder's handle
+                return files_digest(path, regular_files(folder), folder.read)
+        return files_digest(path, [path], read_regular_file)
     except (OSError, SubmissionError):
         return hashlib.sha256(b"unlistable").hexdigest()
+
+
+def files_digest(path: Path, files: list[Path], read: Callable[[Path, int], bytes]) -> str:
+    digest = hashlib.sha256()
     for file in files:
-        digest.update(
-            str(file.relative_to(path) if stat.S_ISDIR(mode) else file.name).encode(
-                errors="surrogateescape"
-            )
-        )
+        name = file.name if file == path else str(file.relative_to(path))
+        digest.update(name.encode(errors="surrogateescape"))
         digest.update(b"\0")
         try:
-            digest.update(read_regular_file(file, MOST_HASHED_BYTES))
+            digest.update(read(file, MOST_HASHED_BYTES))
         except SubmissionError as error:
             digest.update(f"{error.kind}".encode())
         digest.update(b"\0")

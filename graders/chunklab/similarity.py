@@ -35,6 +35,10 @@ MIN_SHARED = 40
 # this means most of the class shares code the lesson did not give (a common
 # template): the count says so, and memory and time stay bounded.
 MAX_PAIRS = 5_000
+# The most characters of code fingerprinted per submission, several times a long
+# solution: fingerprinting costs about 55 microseconds and 140 bytes per character, so a
+# submission of a megabyte would take a minute. A longer one is not compared, and said so.
+MOST_FINGERPRINTED_CHARS = 20_000
 # Fingerprints per block of the pairwise count: a block of a thousand submissions
 # takes 16 MB.
 COLUMN_BLOCK = 4096
@@ -96,6 +100,8 @@ class Similarity:
 
     pairs: tuple[SimilarPair, ...]
     flagged: int
+    # Submissions whose code is longer than MOST_FINGERPRINTED_CHARS: not compared.
+    not_compared: tuple[CodeText, ...] = ()
 
 
 def fingerprint(copydetect: Any, source: str, boilerplate: Any = None) -> Any:
@@ -171,7 +177,11 @@ def similar_pairs(
         for lesson, text in given.items()
     }
     by_lesson: dict[str, list[Fingerprinted]] = {}
+    too_long: list[CodeText] = []
     for code in codes:
+        if len(code.source) > MOST_FINGERPRINTED_CHARS:
+            too_long.append(code)
+            continue
         side = fingerprinted(copydetect, code, boilerplates.get(code.lesson))
         by_lesson.setdefault(code.lesson, []).append(side)
     found: list[tuple[float, str, int, int, Fingerprinted, Fingerprinted, float, float]] = []
@@ -206,7 +216,7 @@ def similar_pairs(
         compared(lesson, one, other, (first, second))
         for _, lesson, _, _, one, other, first, second in found[:keep]
     )
-    return Similarity(pairs, flagged)
+    return Similarity(pairs, flagged, tuple(too_long))
 
 
 def compared(

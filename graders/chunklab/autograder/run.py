@@ -18,7 +18,7 @@ from typing import Any
 
 from chunklab.autograder.build import CONFIG_NAME, KIT_FOLDER
 from chunklab.batch import grade_many
-from chunklab.errors import ChunklabError
+from chunklab.errors import ChunklabError, SubmissionError
 from chunklab.kit import Kit
 from chunklab.lessons import Lesson, get_lesson
 from chunklab.reading.read import SubmissionPath
@@ -31,6 +31,8 @@ from chunklab.writing.files import write_json
 from chunklab.writing.gradescope import GradescopeOptions, gradescope_results
 
 DEFAULT_ROOT = "/autograder"
+# What a report names when the submission folder could not be read to choose a file.
+UNREAD_FOLDER = "(the submission folder)"
 KIT_FAILED = (
     "The autograder failed while grading your submission, so this 0 says nothing about "
     "your work. Please tell your instructor, who can regrade it once the autograder is fixed."
@@ -123,14 +125,18 @@ def nothing_to_grade(lesson: Lesson, submitter: Submitter, max_score: float) -> 
 def grade_folder(root: Path, setup: AutograderSetup, submitter: Submitter) -> GradeReport:
     """The report of the submission folder, graded as one submission of the lesson."""
     folder = root / "submission"
-    candidates = pick_file(folder, setup.lesson) if folder.is_dir() else []
-    if not candidates:
+    try:
+        candidates = pick_file(folder, setup.lesson) if folder.is_dir() else []
+    except SubmissionError:
+        # A link inside, too many files: the student's error, which reading the folder
+        # reports in the words a local run uses.
+        candidates = None
+    if candidates == []:
         from chunklab.running.pytest_run import suite_max_score
 
         return nothing_to_grade(setup.lesson, submitter, suite_max_score(setup.lesson))
-    item = SubmissionPath(
-        folder, candidates[0].relative_to(folder).as_posix(), submitter.student, setup.lesson.id
-    )
+    display = candidates[0].relative_to(folder).as_posix() if candidates else UNREAD_FOLDER
+    item = SubmissionPath(folder, display, submitter.student, setup.lesson.id)
     [(_, report)] = list(grade_many([(0, item)], setup.lesson.id, setup.kit, Limits(), 1))
     return replace(report, student=submitter.student)
 

@@ -16,7 +16,7 @@ from concurrent.futures import CancelledError
 from typing import Any
 
 from chunklab.batch import Result, failure_report
-from chunklab.cluster.parcel import most_bytes, pack
+from chunklab.cluster.parcel import pack
 from chunklab.cluster.task import VersionMismatchError, grade_parcels, kit_stamp
 from chunklab.errors import ChunklabError, GradingBrokeOffError, UsageError
 from chunklab.kit import Kit
@@ -142,8 +142,9 @@ def stream(
         if time.monotonic() - resized > RESIZE_SECONDS:
             threads, resized = max(1, sum(client.nthreads().values())), time.monotonic()
         while len(held) < 2 * threads and (group := next(groups, None)) is not None:
-            most = most_bytes(limits.max_submission_kb)
-            parcels = [pack(index, item, most) for index, item in group]
+            # Read here, as a local run reads them: only what was read travels.
+            limit = limits.max_submission_kb * 1024
+            parcels = [pack(index, item, lesson_id, limit) for index, item in group]
             future = client.submit(
                 grade_parcels, parcels, lesson_id, limits, stamp, retries=RETRIES, pure=False
             )

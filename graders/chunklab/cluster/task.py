@@ -1,9 +1,9 @@
 """What runs on a Dask worker: one group of submissions, graded by one grading session.
 
-The task unpacks its submissions in a folder of its own, grades them with
-the worker thread's grading session (its zygote, its sandboxed workers) and
-removes the folder: run twice, on the same worker or another, it gives the
-same reports, which is what lets Dask run it again when a worker dies.
+The task gets its submissions already read (see `parcel`) and grades them
+with the worker thread's grading session (its zygote, its sandboxed
+workers): run twice, on the same worker or another, it gives the same
+reports, which is what lets Dask run it again when a worker dies.
 The reports go back as the records they are (Dask pickles them): the worker
 runs the same checkout as the machine that sent the task (`kit_stamp`).
 """
@@ -13,18 +13,16 @@ from __future__ import annotations
 import gc
 import hashlib
 import importlib.metadata
-import tempfile
 import threading
 import weakref
-from pathlib import Path
 
 from chunklab.batch import Result, failure_report
 from chunklab.cluster.cpu_claim import claim_a_cpu
-from chunklab.cluster.parcel import Parcel, unpack
+from chunklab.cluster.parcel import Parcel
 from chunklab.errors import ChunklabError, KitLayoutError
-from chunklab.grading import GradingSession, error_report, grade_submissions
+from chunklab.grading import GradingSession, grade_read, refused_report
 from chunklab.kit import PACKAGE_DIR, Kit, find_kit
-from chunklab.reading.read import SubmissionPath, likely_lesson
+from chunklab.reading.source import SubmissionSource
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import GradeReport
 from chunklab.suites.digest import this_kit
@@ -120,47 +118,31 @@ def grade_parcels(
     except KitLayoutError as error:
         raise KitLayoutError(f"on the Dask worker {worker_address()}: {error}") from None
     refuse_other_version(stamp, kit_stamp(kit), worker_address())
-    with ONE_SESSION_AT_A_TIME, tempfile.TemporaryDirectory(prefix="chunklab-task-") as scratch:
+    with ONE_SESSION_AT_A_TIME:
         thresholds = gc.get_threshold()
         gc.set_threshold(*TASK_GC_THRESHOLDS)
         try:
-            return grade_unpacked(parcels, lesson_id, SESSIONS.get(kit, limits), Path(scratch))
+            return grade_safely(parcels, lesson_id, SESSIONS.get(kit, limits))
         finally:
             gc.set_threshold(*thresholds)
             gc.collect()
 
 
-def grade_unpacked(
-    parcels: list[Parcel], lesson_id: str | None, session: GradingSession, scratch: Path
-) -> list[Result]:
-    results: dict[int, GradeReport] = {}
-    readable: list[tuple[int, SubmissionPath]] = []
-    for parcel in parcels:
-        if parcel.refusal is not None:
-            lesson = likely_lesson(Path(parcel.name), parcel.lesson or lesson_id)
-            report = error_report(
-                parcel.display, lesson, parcel.refusal, session, 0.0, parcel.student
-            )
-            results[parcel.index] = report
-            continue
-        # Each in a folder of its own: two submissions may share a name and a parent's name.
-        path = unpack(parcel, scratch / str(parcel.index))
-        item = SubmissionPath(path, parcel.display, parcel.student, parcel.lesson)
-        readable.append((parcel.index, item))
-    results.update(grade_safely(readable, lesson_id, session))
-    return [(parcel.index, results[parcel.index]) for parcel in parcels]
-
-
 def grade_safely(
-    items: list[tuple[int, SubmissionPath]], lesson_id: str | None, session: GradingSession
-) -> dict[int, GradeReport]:
-    """Reports for the items; a defect that stops the group is retried one at a time."""
+    parcels: list[Parcel], lesson_id: str | None, session: GradingSession
+) -> list[Result]:
+    """(index, report) for every parcel; a defect that stops the group is retried one at a time."""
+    reads: list[SubmissionSource | GradeReport] = [
+        parcel.read
+        if isinstance(parcel.read, SubmissionSource)
+        else refused_report(parcel.item, lesson_id, parcel.read, session)
+        for parcel in parcels
+    ]
     try:
-        reports = grade_submissions([item for _, item in items], lesson_id, session)
+        reports = grade_read(reads, session)
     except Exception as error:
-        if len(items) > 1:
-            return {
-                k: v for one in items for k, v in grade_safely([one], lesson_id, session).items()
-            }
-        return {items[0][0]: failure_report(items[0][1], error)}
-    return {index: report for (index, _), report in zip(items, reports, strict=True)}
+        if len(parcels) > 1:
+            return [pair for one in parcels for pair in grade_safely([one], lesson_id, session)]
+        return [(parcels[0].index, failure_report(parcels[0].item, error))]
+    return [(parcel.index, report) for parcel, report in zip(parcels, reports, strict=True)]
+

@@ -22,6 +22,7 @@ from typing import Any
 
 from chunklab.errors import SubmissionError
 from chunklab.lessons import LESSONS
+from chunklab.reading.folder import OpenFolder
 from chunklab.reading.notebook_file import NOTEBOOK_OUTPUTS_BYTES, load_json
 from chunklab.reading.safe_file import read_regular_file
 from chunklab.reading.source import NOTEBOOK_METADATA_KEY
@@ -73,11 +74,12 @@ def skipped(path: Path, why: str) -> Problem:
     )
 
 
-def look_at(path: Path, limit: int) -> FileLook:
-    """The look at one file; any failure to read it is a reason to skip it, never raised."""
+def look_at(path: Path, limit: int, folder: OpenFolder | None = None) -> FileLook:
+    """The look at one file (read through `folder` when given); any failure to read it
+    is a reason to skip it, never raised."""
     most = largest_file(path, limit)
     try:
-        raw = read_regular_file(path, most)
+        raw = folder.read(path, most) if folder is not None else read_regular_file(path, most)
     except SubmissionError as error:
         return FileLook(path, skipped=skipped(path, str(error)))
     return replace(look_into(path, raw, most), read=len(raw))
@@ -138,8 +140,10 @@ class FolderLook:
     files a submission may have, so a folder of thousands of files costs no more.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, folder: OpenFolder | None = None) -> None:
         self.limit = limit
+        # The student's folder open, whose files are read through its handle.
+        self.folder = folder
         self.budget = MOST_FILES_LOOKED_INTO * largest_file(Path("any.ipynb"), limit)
         self._looks: dict[Path, FileLook] = {}
 
@@ -152,7 +156,7 @@ class FolderLook:
         if self.budget < largest_file(path, self.limit):
             why = f"the files looked into before it already hold {self.spent():,} bytes"
             return FileLook(path, skipped=skipped(path, why))
-        look = look_at(path, self.limit)
+        look = look_at(path, self.limit, self.folder)
         self.budget -= look.read
         return look
 

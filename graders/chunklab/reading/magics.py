@@ -5,11 +5,18 @@ A cell magic whose body Jupyter runs as the notebook's own Python (`%%time`,
 (`%%bash`, `%%html`, `%%writefile`, `%%timeit`, whose body runs apart from the
 notebook's names), line magics and shell lines are not Python: they are
 skipped, and the student is told, never silently.
+
+A line is a magic only where IPython reads one: at the start of a logical line.
+A `%` or `!=` that begins a continuation line inside brackets (as black writes
+a long `a % b` or `a != b`) is code. Logical lines are found as IPython's own
+input transformer finds them (`IPython.core.inputtransformer2`) when IPython
+is installed, else by Python's tokenizer in the same way.
 """
 
 from __future__ import annotations
 
 import re
+import tokenize
 from dataclasses import dataclass
 
 from chunklab.scoring.report import Problem
@@ -59,6 +66,9 @@ def strip_magics(source: str, label: str) -> CellCode:
             )
         lines[0] = ""  # the body below is plain Python
     skipped = [number for number, line in enumerate(lines, 1) if is_ipython_line(line)]
+    if skipped[-1:] > [1]:  # past the first line, only where a logical line starts
+        starts = logical_starts(lines)
+        skipped = [number for number in skipped if number in starts]
     if not skipped:
         return CellCode("\n".join(lines))
     kept = with_stand_ins(lines, set(skipped))
@@ -75,6 +85,45 @@ def strip_magics(source: str, label: str) -> CellCode:
 def is_ipython_line(line: str) -> bool:
     """A line magic (`%matplotlib inline`), a shell line (`!pip install ...`), help (`f?`)."""
     return IPYTHON_LINE.match(line) is not None
+
+
+def logical_starts(lines: list[str]) -> set[int]:
+    """The lines (numbered from 1) where a logical line starts, as IPython tells them."""
+    ended = [line + "\n" for line in lines]
+    try:
+        from IPython.core.inputtransformer2 import make_tokens_by_line
+    except ImportError:
+        return tokenized_starts(ended)
+    try:
+        return {tokens[0].start[0] for tokens in make_tokens_by_line(ended) if tokens}
+    except Exception:  # IPython could not tokenize it: Python's tokenizer tries
+        return tokenized_starts(ended)
+
+
+def tokenized_starts(lines: list[str]) -> set[int]:
+    """Logical line starts by Python's tokenizer, grouped as IPython groups them.
+
+    A line that cannot be tokenized, and every line after it, counts as a start:
+    as if each line stood alone, which is how it was read before it failed.
+    """
+    starts = {1}
+    depth = 0
+    reached = 0
+    tokens = tokenize.generate_tokens(iter(lines).__next__)
+    try:
+        for token in tokens:
+            reached = token.end[0]
+            if token.type == tokenize.NEWLINE or (token.type == tokenize.NL and depth <= 0):
+                starts.add(token.end[0] + 1)
+            elif token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}" and depth > 0:
+                depth -= 1
+    except (tokenize.TokenError, SyntaxError):
+        if depth > 0:  # inside brackets at the end: the lines to the end continue them
+            return starts
+        starts.update(range(reached + 1, len(lines) + 1))
+    return starts
 
 
 def with_stand_ins(lines: list[str], skipped: set[int]) -> list[str]:

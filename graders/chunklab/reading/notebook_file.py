@@ -35,6 +35,11 @@ MOST_JSON_VALUES = 1_000_000
 # file may be this much larger for its outputs and attachments, which are not code.
 # Bounded, because parsing a notebook's JSON holds several times its size in memory.
 NOTEBOOK_OUTPUTS_BYTES = 16 * 1024 * 1024
+# A lesson notebook has about twenty cells, and a student adds some: a notebook of more
+# than this is refused before it is parsed, so reading it costs what a normal one does.
+# Each cell names its type once (`"cell_type"`, a key never escaped), so the count of
+# that key in the raw bytes is at least the number of cells.
+MOST_CELLS = 1_000
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,11 @@ def load_json(path: Path, raw: bytes) -> Any:
     if raw.count(b",") + raw.count(b"{") + raw.count(b"[") > MOST_JSON_VALUES:
         raise SubmissionTooLargeError(
             f"{path.name} holds more than {MOST_JSON_VALUES:,} JSON values; {CLEAR_OUTPUTS}"
+        )
+    if raw.count(b'"cell_type"') > MOST_CELLS:
+        raise SubmissionTooLargeError(
+            f"{path.name} holds more than {MOST_CELLS:,} cells, more than a lesson's notebook "
+            "ever needs: hand in the lesson's notebook with your solution in it"
         )
     text = decode_text(raw, path)
     try:
@@ -146,10 +156,11 @@ def notebook_lesson(data: dict[str, Any]) -> str | None:
 
 def read_notebook(path: Path, raw: bytes) -> NotebookCode:
     data = load_json(path, raw)
+    found = raw_cells(path, data)
     cells: list[CodeCell] = []
     warnings: list[Problem] = []
     code_bytes = 0
-    for index, (cell, field) in enumerate(raw_cells(path, data)):
+    for index, (cell, field) in enumerate(found):
         source = cell_source(path, index + 1, cell, field)
         if source is None:
             continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chunklab.errors import (
@@ -19,6 +19,7 @@ from chunklab.errors import (
 )
 from chunklab.lessons import LESSONS, Lesson, get_lesson, lesson_named_in
 from chunklab.reading.candidates import DEFAULT_MAX_SUBMISSION_KB, FolderLook
+from chunklab.reading.folder import OpenFolder
 from chunklab.reading.helpers import Helpers, read_helpers
 from chunklab.reading.notebook_file import CLEAR_OUTPUTS, NOTEBOOK_OUTPUTS_BYTES, read_notebook
 from chunklab.reading.python_file import read_python
@@ -141,22 +142,23 @@ def student_folder(folder: Path, lesson_id: str | None, limit: int) -> list[Subm
     """One submission per lesson a student's folder holds files for (only `lesson_id`'s if set)."""
     student = student_name(folder)
     whole = [SubmissionPath(folder, str(folder), student)]
-    look = FolderLook(limit)
     try:
-        lessons = [lesson_id] if lesson_id else list(lessons_in(folder, look))
-        found = []
-        for lesson in lessons:
-            # A folder of several lessons is told apart by the file graded for each.
-            candidates = pick_file(folder, get_lesson(lesson), look) if lessons[1:] else []
-            display = str(candidates[0]) if candidates else str(folder)
-            found.append(SubmissionPath(folder, display, student, lesson))
-        if lesson_id is None:
-            # Read on its own, so its lesson is told (or found in conflict) as for any file.
-            found += [
-                SubmissionPath(path, str(path), student)
-                for path in regular_files(folder)
-                if names_two_lessons(path, look)
-            ]
+        with OpenFolder(folder) as opened:
+            look = FolderLook(limit, opened)
+            lessons = [lesson_id] if lesson_id else list(lessons_in(opened, look))
+            found = []
+            for lesson in lessons:
+                # A folder of several lessons is told apart by the file graded for each.
+                candidates = pick_file(opened, get_lesson(lesson), look) if lessons[1:] else []
+                display = str(candidates[0]) if candidates else str(folder)
+                found.append(SubmissionPath(folder, display, student, lesson))
+            if lesson_id is None:
+                # Read on its own, so its lesson is told (or found in conflict) as for any file.
+                found += [
+                    SubmissionPath(path, str(path), student)
+                    for path in regular_files(opened)
+                    if names_two_lessons(path, look)
+                ]
     except Exception:  # one student's files never stop the finding of the rest
         # A folder that cannot be listed safely (a link inside, too many files) or looked
         # into is one submission, whose reading reports why.
@@ -164,33 +166,28 @@ def student_folder(folder: Path, lesson_id: str | None, limit: int) -> list[Subm
     return found or whole
 
 
-def submission_file(path: Path, lesson_id: str | None, look: FolderLook) -> Path:
+def folder_file(folder: OpenFolder, lesson_id: str | None, look: FolderLook) -> Path:
     """The file to grade in a student's folder: the only one, or the one that is the lesson's.
 
     Only regular files are considered, found without following symbolic links; a
     link or special file that looks like a submission makes the folder unsafe.
     """
-    mode = mode_of(path)
-    if not stat.S_ISDIR(mode):
-        if not stat.S_ISREG(mode):
-            raise unsafe(path.name, mode)  # a link or a special file: never followed or opened
-        return path
-    lesson = LESSONS.get(lesson_id) if lesson_id else only_lesson(path, look)
-    files = pick_file(path, lesson, look)
+    lesson = LESSONS.get(lesson_id) if lesson_id else only_lesson(folder, look)
+    files = pick_file(folder, lesson, look)
     if files and (len(files) == 1 or lesson is not None):
         return files[0]
     if not files:
         raise UnreadableSubmissionError(
-            f"the folder {path.name} holds no .py file or notebook to grade"
+            f"the folder {folder.name} holds no .py file or notebook to grade"
         )
     names = ", ".join(p.name for p in files[:5])
     raise UnreadableSubmissionError(
-        f"the folder {path.name} holds several files ({names}) and none names its lesson; "
+        f"the folder {folder.name} holds several files ({names}) and none names its lesson; "
         "name the one to grade after its lesson (e.g. char_chunk.py), or grade with --lesson"
     )
 
 
-def only_lesson(folder: Path, look: FolderLook) -> Lesson | None:
+def only_lesson(folder: OpenFolder, look: FolderLook) -> Lesson | None:
     """The lesson of a folder whose files name one lesson only (by name or notebook metadata)."""
     named = lessons_in(folder, look)
     return LESSONS[next(iter(named))] if len(named) == 1 else None
@@ -208,16 +205,20 @@ class ReadCode:
     code_bytes: int = 0
 
 
-def read_code(file: Path, limit: int) -> ReadCode:
-    """The code cells of a `.py` file or a notebook; its code may hold at most `limit` bytes."""
+def read_code(file: Path, limit: int, folder: OpenFolder | None = None) -> ReadCode:
+    """The code cells of a `.py` file or a notebook; its code may hold at most `limit` bytes.
+
+    A file in a student's folder is read through the folder's handle (`folder`).
+    """
+    read = folder.read if folder is not None else read_regular_file
     if file.suffix == ".py":
-        raw = read_regular_file(file, limit)
+        raw = read(file, limit)
         if len(raw) > limit:
             raise too_large(file, f"more than {limit:,}", limit)
         return ReadCode("python", read_python(file, raw), code_bytes=len(raw))
     if file.suffix != ".ipynb":
         raise UnreadableSubmissionError(f"{file.name} is neither a .py file nor an .ipynb notebook")
-    raw = read_regular_file(file, limit + NOTEBOOK_OUTPUTS_BYTES)
+    raw = read(file, limit + NOTEBOOK_OUTPUTS_BYTES)
     if len(raw) > limit + NOTEBOOK_OUTPUTS_BYTES:
         raise SubmissionTooLargeError(
             f"{file.name} is larger than {limit + NOTEBOOK_OUTPUTS_BYTES:,} bytes with its "
@@ -302,23 +303,47 @@ def read_submission(
         ) from error
 
 
+def read_found(item: SubmissionPath, lesson_id: str | None, limit: int) -> SubmissionSource:
+    """A submission as it was found: read as its own lesson (if split by one), or `lesson_id`.
+
+    Grading here and sending to a cluster both read through this, so a
+    submission is read the same way, with the same limits and errors, wherever
+    it is graded.
+    """
+    source = read_submission(item.path, item.lesson or lesson_id, item.display, limit)
+    if item.student:  # whose work it is was told when it was found (a folder's name)
+        source = replace(source, student=item.student)
+    return source
+
+
 def read_checked(
     path: Path, lesson_id: str | None, display: str | None, limit: int
 ) -> SubmissionSource:
-    look = FolderLook(limit)
-    file = submission_file(path, lesson_id, look)
-    code = read_code(file, limit)
-    lesson = choose_lesson(file, lesson_id, code.notebook_lesson)
-    helpers = Helpers()
-    if stat.S_ISDIR(mode_of(path)):
-        helpers = read_helpers(path, file, code.code_bytes, limit)
+    mode = mode_of(path)
+    if stat.S_ISDIR(mode):
+        # Opened once: a folder swapped for a link since it was found is refused here.
+        with OpenFolder(path) as folder:
+            look = FolderLook(limit, folder)
+            file = folder_file(folder, lesson_id, look)
+            code = read_code(file, limit, folder)
+            lesson = choose_lesson(file, lesson_id, code.notebook_lesson)
+            text = "\n".join(cell.source for cell in code.cells)
+            helpers = read_helpers(folder, file, code.code_bytes, limit, text)
+            warnings = look.warnings() + helpers.warnings + code.warnings
+    elif stat.S_ISREG(mode):
+        file, code, helpers = path, read_code(path, limit), Helpers()
+        lesson = choose_lesson(file, lesson_id, code.notebook_lesson)
+        warnings = code.warnings
+    else:
+        raise unsafe(path.name, mode)  # a link or a special file: never followed or opened
     return SubmissionSource(
         path=file,
         display=display or str(path),
         kind=code.kind,
         lesson=lesson,
         cells=helpers.cells + code.cells,
-        warnings=look.warnings() + helpers.warnings + code.warnings,
+        warnings=warnings,
         student=student_name(path),
         local_modules=helpers.modules,
+        left_behind=helpers.left_behind,
     )

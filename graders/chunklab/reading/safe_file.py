@@ -16,7 +16,7 @@ from chunklab.errors import UnreadableSubmissionError, UnsafePathError
 
 # O_NOFOLLOW: a link swapped in after the check is refused, not followed.
 # O_NONBLOCK: a FIFO swapped in after the check does not wait for a writer.
-_OPEN_FLAGS = (
+OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)
     | getattr(os, "O_NONBLOCK", 0)
@@ -61,7 +61,7 @@ def read_regular_file(path: Path, limit: int) -> bytes:
     if not stat.S_ISREG(mode):
         raise unsafe(path.name, mode)
     try:
-        descriptor = os.open(path, _OPEN_FLAGS)
+        descriptor = os.open(path, OPEN_FLAGS)
     except OSError as error:
         raise UnreadableSubmissionError(f"{path.name} cannot be opened: {error.strerror}") from None
     try:
@@ -86,40 +86,3 @@ def read_at_most(descriptor: int, limit: int) -> bytes:
         parts.append(part)
         total += len(part)
     return b"".join(parts)
-
-
-def student_files(folder: Path, suffixes: tuple[str, ...], most: int) -> list[Path]:
-    """The regular files with one of `suffixes` anywhere in a student's folder.
-
-    Links inside are never followed: a linked folder is not entered, and a linked
-    or special file that looks like a submission makes the whole folder unsafe.
-    At most `most` entries are looked at, so no folder can hold the run.
-    """
-    found: list[Path] = []
-    waiting = [folder]
-    seen = 0
-    while waiting:
-        current = waiting.pop()
-        try:
-            entries = [
-                (Path(e.path), e.stat(follow_symlinks=False).st_mode) for e in os.scandir(current)
-            ]
-        except OSError as error:
-            raise UnreadableSubmissionError(
-                f"the folder {current.name} cannot be read: {error.strerror}"
-            ) from None
-        seen += len(entries)
-        if seen > most:
-            raise UnreadableSubmissionError(
-                f"the folder {folder.name} holds more than {most:,} files and folders; "
-                "hand in only your solution"
-            )
-        for path, mode in entries:
-            if stat.S_ISDIR(mode):
-                if path.name != ".ipynb_checkpoints":
-                    waiting.append(path)
-            elif path.suffix in suffixes:
-                if not stat.S_ISREG(mode):
-                    raise unsafe(f"{folder.name}/{path.relative_to(folder).as_posix()}", mode)
-                found.append(path)
-    return sorted(found)

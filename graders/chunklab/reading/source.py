@@ -18,6 +18,14 @@ NOTEBOOK_METADATA_KEY = "chunklab"
 
 
 @dataclass(frozen=True)
+class LeftBehind:
+    """A module of the student's that is not handed to their code, and why."""
+
+    name: str
+    why: str
+
+
+@dataclass(frozen=True)
 class SubmissionSource:
     """A submission, read: the code to run, in order, and what was noticed on the way."""
 
@@ -31,3 +39,6 @@ class SubmissionSource:
     student: str = ""
     # The student's own modules that travel with the code (their imports are allowed).
     local_modules: tuple[str, ...] = ()
+    # The student's own modules beside the graded file that do not travel with it (a
+    # package, a file named for a lesson): their import is explained, not blocked.
+    left_behind: tuple[LeftBehind, ...] = ()

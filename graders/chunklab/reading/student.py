@@ -12,13 +12,11 @@ from pathlib import Path, PurePath
 
 from chunklab.lessons import LESSONS, Lesson, lesson_named_in
 from chunklab.reading.candidates import DEFAULT_MAX_SUBMISSION_KB, FolderLook
-from chunklab.reading.safe_file import student_files
+from chunklab.reading.folder import MOST_FOLDER_ENTRIES, OpenFolder
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb")
 # Folders a student's editor or Jupyter leaves behind; never a submission.
 SKIPPED_FOLDERS = (".ipynb_checkpoints", "__pycache__")
-# A student's folder with more entries than this is not a chunking exercise.
-MOST_FOLDER_ENTRIES = 10_000
 
 
 # What may stand between a student's name and the lesson id in a file name.
@@ -53,19 +51,23 @@ def name_beside_lesson(file_name: str) -> str:
     return before + after if before and after else re.sub(SEPARATORS + "$", "", before) + after
 
 
-def regular_files(folder: Path) -> list[Path]:
+def regular_files(folder: Path | OpenFolder) -> list[Path]:
     """The `.py` and `.ipynb` regular files in a folder and its sub-folders, sorted.
 
     Symbolic links are never followed: a link or a special file that looks like
     a submission makes the folder unsafe (`UnsafePathError`). Hidden files and
-    the folders editors leave behind are not listed.
+    the folders editors leave behind are not listed. A folder given as a path is
+    opened for this listing only (see `OpenFolder`).
     """
+    if not isinstance(folder, OpenFolder):
+        with OpenFolder(folder, SUBMISSION_SUFFIXES, MOST_FOLDER_ENTRIES) as opened:
+            return regular_files(opened)
     return [
         path
-        for path in student_files(folder, SUBMISSION_SUFFIXES, MOST_FOLDER_ENTRIES)
+        for path in folder.files()
         if not any(
             part.startswith(".") or part in SKIPPED_FOLDERS
-            for part in path.relative_to(folder).parts
+            for part in path.relative_to(folder.path).parts
         )
     ]
 
@@ -89,13 +91,16 @@ def names_two_lessons(path: Path, look: FolderLook | None = None) -> bool:
     return in_metadata is not None and in_metadata != named.id
 
 
-def default_look() -> FolderLook:
-    return FolderLook(DEFAULT_MAX_SUBMISSION_KB * 1024)
+def default_look(folder: Path | OpenFolder | None = None) -> FolderLook:
+    opened = folder if isinstance(folder, OpenFolder) else None
+    return FolderLook(DEFAULT_MAX_SUBMISSION_KB * 1024, opened)
 
 
-def lessons_in(folder: Path, look: FolderLook | None = None) -> dict[str, list[Path]]:
+def lessons_in(
+    folder: Path | OpenFolder, look: FolderLook | None = None
+) -> dict[str, list[Path]]:
     """Each lesson a folder holds files for, by file name or notebook metadata."""
-    look = look or default_look()
+    look = look or default_look(folder)
     found: dict[str, list[Path]] = {}
     for path in regular_files(folder):
         lesson = None if names_two_lessons(path, look) else file_lesson(path, look)
@@ -104,7 +109,9 @@ def lessons_in(folder: Path, look: FolderLook | None = None) -> dict[str, list[P
     return {lesson: found[lesson] for lesson in LESSONS if lesson in found}
 
 
-def pick_file(folder: Path, lesson: Lesson | None, look: FolderLook | None = None) -> list[Path]:
+def pick_file(
+    folder: Path | OpenFolder, lesson: Lesson | None, look: FolderLook | None = None
+) -> list[Path]:
     """The candidates for a lesson's file in a folder, best first.
 
     One file is taken as it is. Among several: the ones named after the lesson
@@ -113,7 +120,7 @@ def pick_file(folder: Path, lesson: Lesson | None, look: FolderLook | None = Non
     Without a lesson, the candidates are the files of the only lesson named.
     A file larger than a submission may be is never looked into (see `FolderLook`).
     """
-    look = look or default_look()
+    look = look or default_look(folder)
     files = regular_files(folder)
     if len(files) <= 1:
         return files
@@ -151,9 +158,8 @@ def helper_packages(files: list[Path], graded: Path) -> list[str]:
     )
 
 
-def helper_files(files: list[Path], graded: Path) -> list[Path]:
-    """The `.py` files among a folder's `files` beside the graded file that no lesson claims:
-    modules it may import."""
+def modules_beside(files: list[Path], graded: Path) -> list[Path]:
+    """The `.py` files among a folder's `files` beside the graded file: importable by name."""
     return [
         path
         for path in files
@@ -161,5 +167,10 @@ def helper_files(files: list[Path], graded: Path) -> list[Path]:
         and path != graded
         and path.suffix == ".py"
         and path.stem.isidentifier()
-        and lesson_named_in(path.name) is None
     ]
+
+
+def helper_files(files: list[Path], graded: Path) -> list[Path]:
+    """The `.py` files among a folder's `files` beside the graded file that no lesson claims:
+    modules it may import."""
+    return [path for path in modules_beside(files, graded) if lesson_named_in(path.name) is None]

@@ -127,6 +127,8 @@ class LoadProblem:
     message: str
     # The index of the cell it happened in, when it happened in one.
     cell: int | None = None
+    # For `import_blocked`: the modules named (at most MAX_PROBLEMS, each cut to MAX_NAME).
+    modules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -150,11 +152,17 @@ def load_answer(answer: dict[str, Any], cells: tuple[int, ...]) -> LoadAnswer:
     if not all(type(name) is str for name in defined):
         raise ProtocolBroken(BROKEN_PROTOCOL)
     if len(problems) == 1 and blocked(problems[0]):
-        problems_seen = [LoadProblem("import_blocked", problems[0]["message"])]
+        modules = tuple(name[:MAX_NAME] for name in problems[0]["modules"][:MAX_PROBLEMS])
+        problems_seen = [LoadProblem("import_blocked", problems[0]["message"], modules=modules)]
     else:
         problems_seen = cell_problems(problems, cells)
     kept = tuple(
-        LoadProblem(problem.kind, cut(problem.message, MAX_PROBLEM_MESSAGE), problem.cell)
+        LoadProblem(
+            problem.kind,
+            cut(problem.message, MAX_PROBLEM_MESSAGE),
+            cell=problem.cell,
+            modules=problem.modules,
+        )
         for problem in problems_seen[:MAX_PROBLEMS]
     )
     return LoadAnswer(kept, frozenset(defined), max(0, len(problems_seen) - MAX_PROBLEMS))

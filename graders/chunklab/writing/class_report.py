@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from chunklab.lessons import LESSONS
 from chunklab.showing import cut_middle
-from chunklab.similarity import Similarity, line_spans
+from chunklab.similarity import MOST_FINGERPRINTED_CHARS, Similarity, line_spans
 from chunklab.writing.class_tally import BINS, ClassSummary, LessonFigures, StudentScore
 from chunklab.writing.html_page import esc, href, page, points, table
 
@@ -187,11 +187,22 @@ def marked(source: str, regions: Sequence[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
+def not_compared_html(similar: Similarity) -> str:
+    if not similar.not_compared:
+        return ""
+    names = ", ".join(esc(code.student or code.submission) for code in similar.not_compared)
+    return (
+        f"<p>{len(similar.not_compared)} submission(s) hold more than "
+        f"{MOST_FINGERPRINTED_CHARS:,} characters of code and were not compared: {names}.</p>"
+    )
+
+
 def similarity_html(similar: Similarity) -> str:
     pairs = similar.pairs
+    skipped = not_compared_html(similar)
     if not pairs:
-        return "<p>No pair of submissions shares most of its code.</p>"
-    out = [
+        return "<p>No pair of submissions shares most of its code.</p>" + skipped
+    out = [skipped,
         f"<p>{similar.flagged} pair(s) share most of their code (names and comments ignored, "
         "the lesson's given code left out). Matching code is highlighted.</p>"
     ]
