@@ -162,3 +162,9 @@ def test_a_check_removed_from_a_suite_shows_as_a_gap_with_its_input(tmp_path: Pa
     assert "  the mutant gives:    3 chunks of these lengths: [501, 501, 298]\n" in gap
     assert "  the reference gives: 3 chunks of these lengths: [500, 500, 300]\n" in gap
     assert re.search(r"^chunking_pipeline +6 +1 +0 +0 +5 +", result.stdout, re.M), result.stdout
+
+
+def test_choosing_mutants_without_mutants_is_a_usage_error(chunklab):
+    result = chunklab("validate", "--sample", "3")
+    assert result.exit_code == 2
+    assert "--sample and --touching choose mutants: give --mutants too" in result.stderr

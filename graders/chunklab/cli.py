@@ -357,6 +357,8 @@ def run(args: argparse.Namespace) -> int:
             if args.jobs < 1 or (args.sample is not None and args.sample < 1):
                 raise UsageError("--jobs and --sample must be 1 or more")
             return validate_mutants_command(args.lessons, args.jobs, args.sample, args.touching)
+        if args.sample is not None or args.touching is not None:
+            raise UsageError("--sample and --touching choose mutants: give --mutants too")
         return validate_command(args.lessons)
     if args.command == "gradescope":
         from chunklab.commands.gradescope import gradescope_command
