@@ -168,3 +168,24 @@ def test_choosing_mutants_without_mutants_is_a_usage_error(chunklab):
     result = chunklab("validate", "--sample", "3")
     assert result.exit_code == 2
     assert "--sample and --touching choose mutants: give --mutants too" in result.stderr
+
+
+def test_only_a_call_past_its_time_twice_has_run_too_long(monkeypatch):
+    from chunklab.mutation import calls
+
+    monkeypatch.setattr(calls, "CALL_SECONDS", 0.05)
+    made = []
+
+    def slow_once() -> str:
+        made.append(1)
+        while len(made) == 1:  # the first call spins, as a long garbage collection would
+            pass
+        return "done"
+
+    def spins() -> None:
+        while True:
+            pass
+
+    assert calls.answer_of(slow_once) == Answer("returned", "done")
+    assert calls.answer_of(spins) == Answer(calls.RAN_TOO_LONG)
+    assert calls.answer_of(dict.clear, {"a": 1}) == Answer("returned", None, changed=True)
