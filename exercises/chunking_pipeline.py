@@ -25,8 +25,9 @@ class ChunkingPipeline:
     def chunk_text(self, text: str) -> list[str]:
         """Cut `text` into chunks, one window at a time.
 
-        The first chunk starts at 0. The window of a chunk that starts at `start`
-        is text[start:start + chunk_size].
+        An empty text gives [], whatever the settings. The first chunk starts at
+        0. The window of a chunk that starts at `start` is
+        text[start:start + chunk_size].
 
         - If the window reaches the end of the text, it is the last chunk, whole.
         - Otherwise the chunk ends at the last sentence end in the window: a `.`,

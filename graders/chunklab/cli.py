@@ -259,6 +259,25 @@ def add_gradescope(commands: argparse._SubParsersAction) -> None:
     )
 
 
+def add_mutants_options(validate: argparse.ArgumentParser) -> None:
+    mutants = validate.add_argument_group("proving the graders by mutation")
+    mutants.add_argument(
+        "--mutants",
+        action="store_true",
+        help="grade every small change of the references instead; a mutant that keeps full "
+        "marks and breaks a stated rule is a gap (exit status 1)",
+    )
+    mutants.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: one per CPU)"
+    )
+    mutants.add_argument(
+        "--sample", type=int, metavar="N", help="only N mutants per lesson, spread evenly"
+    )
+    mutants.add_argument(
+        "--touching", metavar="TEXT", help="only the mutants of reference lines holding TEXT"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser, commands = top_parser(
         "Autograded exercises for cutting documents into overlapping chunks.",
@@ -278,6 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument(
         "lessons", nargs="*", metavar="LESSON", help="only these lessons (default: every lesson)"
     )
+    add_mutants_options(validate)
     release = command_parser(
         commands,
         "release",
@@ -365,6 +385,14 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "validate":
         from chunklab.commands.validate import validate_command
 
+        if args.mutants:
+            from chunklab.commands.validate import validate_mutants_command
+
+            if args.jobs < 1 or (args.sample is not None and args.sample < 1):
+                raise UsageError("--jobs and --sample must be 1 or more")
+            return validate_mutants_command(args.lessons, args.jobs, args.sample, args.touching)
+        if args.sample is not None or args.touching is not None:
+            raise UsageError("--sample and --touching choose mutants: give --mutants too")
         return validate_command(args.lessons)
     if args.command == "gradescope":
         from chunklab.commands.gradescope import gradescope_command

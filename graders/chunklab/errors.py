@@ -127,3 +127,9 @@ class ReadingFailedError(UnreadableSubmissionError):
     """Reading a submission failed in a way the reader does not foresee: a fault of the kit."""
 
     kind = "internal"
+
+
+class MutationLibraryMissingError(UsageError):
+    """`validate --mutants` needs the optional mutation library."""
+
+    kind = "mutation_library_missing"

@@ -68,3 +68,22 @@ def validate_command(lesson_ids: Sequence[str] = ()) -> int:
     sys.stdout.write(validation_table(verdicts))
     sys.stdout.write(weak_figures(verdicts))
     return 0 if all(v.ok for v in verdicts) else 1
+
+
+def validate_mutants_command(
+    lesson_ids: Sequence[str] = (),
+    jobs: int = os.cpu_count() or 1,
+    sample: int | None = None,
+    touching: str | None = None,
+) -> int:
+    """`validate --mutants`: the table of each lesson's mutants; 1 when any has a gap."""
+    from chunklab.mutation.proving import prove_lessons
+    from chunklab.writing.mutation_table import mutation_table
+
+    kit = find_kit(Path.cwd())
+    named = {get_lesson(lesson_id).id for lesson_id in lesson_ids}
+    lessons = [lesson for lesson in LESSONS.values() if not named or lesson.id in named]
+    limits = Limits(call_seconds=CALL_SECONDS, submission_seconds=SUBMISSION_SECONDS)
+    proofs = prove_lessons(kit, lessons, limits, jobs, sample=sample, touching=touching)
+    sys.stdout.write(mutation_table(proofs))
+    return 0 if all(proof.ok for proof in proofs) else 1
