@@ -80,7 +80,7 @@ def validate_mutants_command(
     from chunklab.mutation.proving import prove_lessons
     from chunklab.writing.mutation_table import mutation_table
 
-    kit = find_kit(Path.cwd())
+    kit = find_kit()
     named = {get_lesson(lesson_id).id for lesson_id in lesson_ids}
     lessons = [lesson for lesson in LESSONS.values() if not named or lesson.id in named]
     limits = Limits(call_seconds=CALL_SECONDS, submission_seconds=SUBMISSION_SECONDS)

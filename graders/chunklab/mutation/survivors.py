@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import itertools
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -60,15 +59,12 @@ class Finding:
 
 
 def hidden_inputs(lesson: str) -> list[tuple]:
-    """The drawn inputs of the lesson's suites, as their checks get them."""
+    """The hidden inputs kept with the lesson's suites, every set of them, as tuples."""
     from chunklab.lessons import get_lesson
-    from chunklab.suites.checks import DrawnCases
+    from chunklab.suites.kept_inputs import INPUTS_FILE, as_tuples, read_inputs_file
 
-    drawn: dict[int, DrawnCases] = {}  # by identity: one module may import another's
-    for path in sorted(get_lesson(lesson).folder.glob("test_*.py")):
-        module = importlib.import_module(f"chunklab.suites.{lesson}.{path.stem}")
-        drawn |= {id(v): v for v in vars(module).values() if isinstance(v, DrawnCases)}
-    return [case for cases in drawn.values() for case in cases]
+    inputs = read_inputs_file(get_lesson(lesson).folder / INPUTS_FILE)["inputs"]
+    return [as_tuples(case) for name in sorted(inputs) for case in inputs[name]]
 
 
 def loaded(source: str, name: str) -> ModuleType:
