@@ -233,7 +233,12 @@ def test_an_autograder_running_other_suites_than_it_was_built_with_grades_nothin
 def set_up_root(root: Path) -> Path:
     """An autograder root whose source/ holds the configuration and (a link to) this kit."""
     (root / "source").mkdir(parents=True)
-    config = {"lesson": LESSON, "hidden_visibility": "visible", "stdout_visibility": "hidden"}
+    config = {
+        "lesson": LESSON,
+        "hidden_visibility": "visible",
+        "stdout_visibility": "hidden",
+        "kit": asdict(this_kit()),
+    }
     (root / "source" / CONFIG_NAME).write_text(json.dumps(config))
     (root / "source" / KIT_FOLDER).symlink_to(KIT_ROOT, target_is_directory=True)
     (root / "submission").mkdir()

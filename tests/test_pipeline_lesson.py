@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from chunklab.kit import find_kit, load_reference
+from chunklab.kit_texts import make_text
 from chunklab.lessons import get_lesson
 from chunklab.running.in_process import InProcessBackend
 from chunklab.running.pytest_run import run_suite
@@ -134,7 +135,7 @@ def test_the_allowed_ends_of_a_long_text_are_worked_out_once_per_start(monkeypat
         return real(text, start, *args, **kwargs)
 
     monkeypatch.setattr(hidden_cutting, "allowed_ends", counted)
-    text = long_text(hidden_cutting.KEPT_FROM_LENGTH + 7)
+    text = make_text(hidden_cutting.KEPT_FROM_LENGTH + 7)
     chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
     for _ in range(2):
         assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, chunks) == chunks
@@ -157,7 +158,7 @@ SCANNED = (
 @pytest.mark.parametrize("settings", [(6, 0), (7, 2), (12, 5), (20, 2), (3, 1)])
 @pytest.mark.parametrize("any_whitespace", [False, True])
 def test_a_text_scanned_once_allows_the_same_ends_as_its_windows(settings, any_whitespace):
-    text = SCANNED * 3 + long_text(400)
+    text = SCANNED * 3 + make_text(400)
     scan = TextScan(text)
     chunk_size, overlap = settings
     for start in range(len(text) - chunk_size):
