@@ -201,3 +201,15 @@ def test_page_names_are_safe_and_never_shared():
     for name in names.values():
         assert name.replace("-", "").replace("_", "").isalnum() and not name.startswith(".")
     assert names["alice"].startswith("alice-") and names["Alice"].startswith("Alice-")
+
+
+def test_a_name_chosen_to_be_another_students_page_name_never_takes_it():
+    """`j_smith-b33a535a` is the page j.smith gets; a student naming a file so gets another."""
+    victims = ["j.smith", "alice", "Alice", "alice\u200b"]
+    theirs = page_names(victims)
+    attackers = [name for name in theirs.values()]
+    names = page_names(victims + attackers)
+    assert len({name.lower() for name in names.values()}) == len(victims) + len(attackers)
+    assert names["j.smith"] == theirs["j.smith"]
+    for attacker in attackers:
+        assert names[attacker].startswith(attacker + "-")

@@ -201,3 +201,25 @@ def test_grading_part_of_a_class_writes_no_grade_for_the_rest(chunklab, tmp_path
     assert zero.exit_code == 0
     cells = [row[5] for row in rows_of(out / "gradebook_canvas.csv")[2:]]
     assert cells == ["10", "0", "0", "0", "0", ""]  # the Test Student is never missing
+
+
+def test_a_worksheet_header_in_another_case_is_the_same_column():
+    from chunklab.writing.roster import RosterStudent
+
+    row = RosterStudent("ann", "2003", "Ann", (("Maximum Grade", "50.00"), ("Grade", "")))
+    assert row.field("Maximum grade") == "50.00"
+    assert row.field("Grade") == "" and row.field("Feedback comments") == ""
+
+
+def test_a_zip_name_in_utf8_without_the_utf8_flag_is_read_as_utf8():
+    from chunklab.reading.lms_files import member_name
+
+    # Info-ZIP's `zip` writes UTF-8 bytes and leaves the flag unset: Python reads cp437.
+    written = "Renée Dubois_2005_assignsubmission_file/char_chunk.py"
+    as_cp437 = zipfile.ZipInfo(written.encode("utf-8").decode("cp437"))
+    assert as_cp437.flag_bits & 0x800 == 0
+    assert member_name(as_cp437) == written
+    flagged = zipfile.ZipInfo("├⌐.py")
+    flagged.flag_bits |= 0x800
+    assert member_name(flagged) == "├⌐.py"
+    assert member_name(zipfile.ZipInfo("\x80.py")) == "\x80.py"  # not UTF-8: kept as read

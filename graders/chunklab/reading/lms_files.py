@@ -87,6 +87,17 @@ class Unpacked:
     data: bytes
 
 
+def member_name(member: zipfile.ZipInfo) -> str:
+    """A member's name as its zip tool wrote it: UTF-8 bytes without the UTF-8 flag
+    (as Info-ZIP's `zip` writes them) are read as UTF-8, not as cp437."""
+    if member.flag_bits & 0x800:
+        return member.filename
+    try:
+        return member.filename.encode("cp437").decode("utf-8")
+    except UnicodeError:
+        return member.filename
+
+
 def unpack(
     archive: str, data: bytes, most_entries: int, most_bytes: int
 ) -> tuple[list[Unpacked], list[Problem]]:
@@ -108,7 +119,7 @@ def unpack(
                     )
                 ]
             for member in members:
-                path = PurePosixPath(member.filename.replace("\\", "/"))
+                path = PurePosixPath(member_name(member).replace("\\", "/"))
                 if member.is_dir() or any(part in JUNK for part in path.parts):
                     continue
                 if path.is_absolute() or ".." in path.parts:

@@ -61,7 +61,13 @@ class RosterStudent:
     test_student: bool = False
 
     def field(self, column: str) -> str:
-        return dict(self.fields).get(column, "")
+        """The student's cell in `column`; a header spelt in another case counts too
+        (Moodle's worksheet says `Maximum grade` or `Maximum Grade` by version)."""
+        cells = dict(self.fields)
+        if column in cells:
+            return cells[column]
+        wanted = column.casefold()
+        return next((cell for name, cell in cells.items() if name.casefold() == wanted), "")
 
 
 @dataclass(frozen=True)

@@ -33,20 +33,39 @@ def page_names(students: Iterable[str]) -> dict[str, str]:
     """A file name (no suffix) per student: readable, safe, and never shared by two students.
 
     A name that had to change to be safe, or that would clash with another on a
-    file system that ignores case, gets a short hash of the real name.
+    file system that ignores case, gets a hash of the real name. A student may
+    choose a name that is exactly another's hashed one, so every clash left is
+    settled again with a longer hash of each real name, never by who came first.
     """
     unique = sorted(set(students))
     plain = {student: safe_name(student) for student in unique}
-    seen: dict[str, int] = {}
-    for name in plain.values():
-        seen[name.lower()] = seen.get(name.lower(), 0) + 1
-    names = {}
-    for student, name in plain.items():
-        if name != student or seen[name.lower()] > 1:
-            digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-            name = f"{name}-{digest}"
-        names[student] = name
+    names = {
+        student: name if name == student else hashed(name, student, 8)
+        for student, name in plain.items()
+    }
+    for length in (8, 16, 64):
+        clashing = clashes(names)
+        if not clashing:
+            return names
+        for student in clashing:
+            names[student] = hashed(plain[student], student, length)
+    # Hashes of different names never clash in practice; number what is left, in order.
+    for number, student in enumerate(sorted(clashes(names))):
+        names[student] = f"{names[student]}-{number}"
     return names
+
+
+def hashed(name: str, student: str, length: int) -> str:
+    digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:length]
+    return f"{name}-{digest}"
+
+
+def clashes(names: dict[str, str]) -> set[str]:
+    """The students whose page name another's equals, case aside."""
+    seen: dict[str, list[str]] = {}
+    for student, name in names.items():
+        seen.setdefault(name.lower(), []).append(student)
+    return {student for group in seen.values() if len(group) > 1 for student in group}
 
 
 def safe_name(student: str) -> str:
