@@ -105,8 +105,15 @@ def test_resume_on_dask_grades_only_what_is_missing(chunklab, cluster, tmp_path)
 
 
 def test_the_validate_corpus_grades_on_dask_as_it_does_here(cluster, tmp_path):
-    cases = [case for lesson in LESSONS.values() for case in expectations(KIT, lesson)]
-    cases += [as_notebook(case, tmp_path) for case in cases if case.kind != "mistake"]
+    # Every kind of file of every lesson (a sample of the known mistakes: the whole corpus
+    # is proved locally by `chunklab validate`), and the solutions as notebooks.
+    cases = [
+        case
+        for lesson in LESSONS.values()
+        for k, case in enumerate(expectations(KIT, lesson))
+        if case.kind != "mistake" or k % 3 == 0
+    ]
+    cases += [as_notebook(case, tmp_path) for case in cases if case.kind == "reference"]
     items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
     # The default limits: calls fitted to the reference's time make the mistakes that never
     # finish cheap, and the long documents keep the time their tests state.
