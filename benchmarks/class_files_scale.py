@@ -29,12 +29,12 @@ import tokenize
 from dataclasses import replace
 from pathlib import Path
 
+from chunklab.class_out.class_outputs import ClassOptions, ClassOutputs, given_code
+from chunklab.class_out.similarity import CodeText, similar_pairs
 from chunklab.kit import Kit, find_kit
 from chunklab.lessons import LESSONS
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import GradeReport, TestOutcome
-from chunklab.similarity import CodeText, similar_pairs
-from chunklab.writing.class_outputs import ClassOptions, ClassOutputs, given_code
 
 
 def renamed(source: str, rng: random.Random) -> str:

@@ -22,10 +22,10 @@ from collections.abc import Callable
 
 from chunklab.contract import WorkerCrashed
 from chunklab.reading.source import CodeCell
-from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
+from chunklab.suite_run.submission_proxy import SubmissionProxy
 
 SOURCE = """
 import os

@@ -32,9 +32,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from chunklab.authoring.validation import expectations
 from chunklab.kit import find_kit
 from chunklab.lessons import LESSONS
-from chunklab.validation import expectations
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grading_speed import build_looping_class  # noqa: E402

@@ -17,10 +17,10 @@ from typing import Any
 
 from chunklab.contract import CallTimedOut, CodeCell
 from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH
-from chunklab.running.submission_proxy import SubmissionProxy
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
+from chunklab.suite_run.submission_proxy import SubmissionProxy
 from chunklab.suites.long_texts import LONG_TEXT_SECONDS, MOST_GROWTH, long_text
 
 KIT = Path(__file__).resolve().parent.parent

@@ -54,7 +54,7 @@ def chunklab(
 
 @pytest.fixture(scope="session")
 def report_schema() -> dict[str, Any]:
-    from chunklab.writing.report_schema import report_schema
+    from chunklab.report_out.report_schema import report_schema
 
     return report_schema()
 

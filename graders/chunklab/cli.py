@@ -224,7 +224,7 @@ def add_grade(commands: argparse._SubParsersAction) -> None:
 
 
 def add_gradescope(commands: argparse._SubParsersAction) -> None:
-    from chunklab.writing.gradescope import HIDDEN_VISIBILITIES, STDOUT_VISIBILITIES
+    from chunklab.report_out.gradescope import HIDDEN_VISIBILITIES, STDOUT_VISIBILITIES
 
     gradescope = command_parser(
         commands,
@@ -335,9 +335,9 @@ def check_arguments(targets: list[str]) -> tuple[str | None, Path | None]:
 
 def run(args: argparse.Namespace) -> int:
     if args.command == "grade":
+        from chunklab.class_out.class_options import ClassOptions, LmsOptions
+        from chunklab.class_out.roster import RosterColumns
         from chunklab.commands.grade import grade_command
-        from chunklab.writing.class_options import ClassOptions, LmsOptions
-        from chunklab.writing.roster import RosterColumns
 
         if args.jobs < 1:
             raise UsageError("--jobs must be 1 or more")
@@ -396,7 +396,7 @@ def run(args: argparse.Namespace) -> int:
         return validate_command(args.lessons)
     if args.command == "gradescope":
         from chunklab.commands.gradescope import gradescope_command
-        from chunklab.writing.gradescope import GradescopeOptions
+        from chunklab.report_out.gradescope import GradescopeOptions
 
         options = GradescopeOptions(
             args.hidden_visibility, args.stdout_visibility, args.hidden_feedback
@@ -422,7 +422,7 @@ def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | No
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`chunklab ... | head`): nothing more to say, and no traceback.
-        from chunklab.writing.streams import silence
+        from chunklab.report_out.streams import silence
 
         silence(sys.stdout)
         return 0

@@ -40,7 +40,7 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 def self_check_source(lesson: Lesson) -> str:
     return (
         "# Runs the public checks on what you defined above; it changes nothing.\n"
-        "from chunklab.selfcheck import self_check\n"
+        "from chunklab.student.selfcheck import self_check\n"
         "\n"
         f'self_check("{lesson.id}", globals())'
     )

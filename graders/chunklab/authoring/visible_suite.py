@@ -23,7 +23,7 @@ from pathlib import Path
 from chunklab.errors import KitLayoutError
 from chunklab.kit import suite_dir
 from chunklab.lessons import Lesson
-from chunklab.running.pytest_run import SuiteTest, suite_tests
+from chunklab.suite_run.pytest_run import SuiteTest, suite_tests
 
 # Module-level names pytest reads by itself: a file keeps the statements that bind them.
 PYTEST_NAMES = ("pytestmark", "pytest_plugins")

@@ -22,8 +22,8 @@ from chunklab import __version__
 from chunklab.errors import ChunklabError, KitLayoutError
 from chunklab.kit import PACKAGE_DIR, Kit
 from chunklab.lessons import LESSONS_DIR, Lesson
+from chunklab.report_out.gradescope import GradescopeOptions
 from chunklab.suites.digest import KitVersion, suites_digest
-from chunklab.writing.gradescope import GradescopeOptions
 
 TEMPLATES = Path(__file__).resolve().parent
 SCRIPTS = ("setup.sh", "run_autograder")

@@ -17,18 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from chunklab.autograder.build import CONFIG_NAME, KIT_FOLDER
-from chunklab.batch import grade_many
 from chunklab.errors import ChunklabError, SubmissionError
 from chunklab.kit import Kit
 from chunklab.lessons import Lesson, get_lesson
+from chunklab.pipeline.parallel import grade_many
 from chunklab.reading.read import SubmissionPath
 from chunklab.reading.student import pick_file
+from chunklab.report_out.files import write_json
+from chunklab.report_out.gradescope import GradescopeOptions, gradescope_results
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import with_hidden_feedback
 from chunklab.scoring.report import GradeReport, Problem
 from chunklab.suites.digest import KitVersion, this_kit
-from chunklab.writing.files import write_json
-from chunklab.writing.gradescope import GradescopeOptions, gradescope_results
 
 DEFAULT_ROOT = "/autograder"
 # What a report names when the submission folder could not be read to choose a file.
@@ -132,7 +132,7 @@ def grade_folder(root: Path, setup: AutograderSetup, submitter: Submitter) -> Gr
         # reports in the words a local run uses.
         candidates = None
     if candidates == []:
-        from chunklab.running.pytest_run import suite_max_score
+        from chunklab.suite_run.pytest_run import suite_max_score
 
         return nothing_to_grade(setup.lesson, submitter, suite_max_score(setup.lesson))
     display = candidates[0].relative_to(folder).as_posix() if candidates else UNREAD_FOLDER

@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from concurrent.futures import CancelledError
 from typing import Any
 
-from chunklab.batch import Result, failure_report
 from chunklab.cluster.parcel import pack
 from chunklab.cluster.task import VersionMismatchError, grade_parcels, kit_stamp
 from chunklab.errors import ChunklabError, GradingBrokeOffError, UsageError
 from chunklab.kit import Kit
 from chunklab.lessons import lesson_named_in
+from chunklab.pipeline.parallel import Result, failure_report
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
 

@@ -16,12 +16,12 @@ import importlib.metadata
 import threading
 import weakref
 
-from chunklab.batch import Result, failure_report
 from chunklab.cluster.cpu_claim import claim_a_cpu
 from chunklab.cluster.parcel import Parcel
 from chunklab.errors import ChunklabError, KitLayoutError
-from chunklab.grading import GradingSession, grade_read, refused_report
 from chunklab.kit import PACKAGE_DIR, Kit, find_kit
+from chunklab.pipeline.parallel import Result, failure_report
+from chunklab.pipeline.session import GradingSession, grade_read, refused_report
 from chunklab.reading.source import SubmissionSource
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import GradeReport

@@ -1,6 +1,6 @@
 """`chunklab check LESSON [FILE]`: a student's self-check of a `.py` file or a notebook.
 
-The public checks, run the way grading runs them (see `chunklab.selfcheck`):
+The public checks, run the way grading runs them (see `chunklab.student.selfcheck`):
 in the sandbox where it starts on this machine, else in this process with
 the same limits. Exit status 0 when every public check passes.
 """
@@ -15,12 +15,12 @@ from chunklab.lessons import Lesson, get_lesson
 from chunklab.reading.read import read_submission
 from chunklab.reading.source import SubmissionSource
 from chunklab.reading.student import file_lesson
-from chunklab.running.in_process import InProcessZygote
+from chunklab.report_out.check_text import all_passed, check_text
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import SandboxStartError, Zygote, ZygoteSettings
 from chunklab.scoring.report import GradeReport, Problem
-from chunklab.selfcheck import error_report, run_self_check
-from chunklab.writing.check_text import all_passed, check_text
+from chunklab.student.selfcheck import error_report, run_self_check
+from chunklab.suite_run.in_process import InProcessZygote
 
 
 def default_files(lesson: Lesson) -> list[Path]:

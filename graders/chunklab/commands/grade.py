@@ -13,7 +13,21 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from chunklab.batch import grade_many
+from chunklab.class_out.class_options import LmsOptions
+from chunklab.class_out.csv_file import csv_text
+from chunklab.class_out.gradebook import (
+    NOT_IN_ROSTER,
+    Entry,
+    best_entries,
+    entry_of,
+    gradebook_csv,
+    gradebook_wide_csv,
+    lessons_of,
+    rules_csv,
+    summary,
+)
+from chunklab.class_out.roster import Roster, RosterColumns, read_roster, with_roster
+from chunklab.class_out.roster_figures import roster_figures
 from chunklab.commands.lms_run import (
     Staging,
     find_with_downloads,
@@ -26,43 +40,29 @@ from chunklab.commands.lms_run import (
 from chunklab.errors import GradingBrokeOffError, UsageError
 from chunklab.kit import Kit, find_kit
 from chunklab.lessons import get_lesson
+from chunklab.pipeline.parallel import grade_many
 from chunklab.reading.read import SubmissionPath, find_submissions, hidden_submissions
-from chunklab.sandbox.limits import Limits
-from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
-from chunklab.scoring.report import GradeReport, Problem
-from chunklab.writing.class_options import LmsOptions
-from chunklab.writing.csv_file import csv_text
-from chunklab.writing.files import (
+from chunklab.report_out.files import (
     report_file_name,
     write_atomic,
     write_json,
     write_json_or_say_why,
 )
-from chunklab.writing.gradebook import (
-    NOT_IN_ROSTER,
-    Entry,
-    best_entries,
-    entry_of,
-    gradebook_csv,
-    gradebook_wide_csv,
-    lessons_of,
-    rules_csv,
-    summary,
-)
-from chunklab.writing.inert import json_line, terminal_safe
-from chunklab.writing.progress import ProgressBar
-from chunklab.writing.report_layout import ReportLayout
-from chunklab.writing.roster import Roster, RosterColumns, read_roster, with_roster
-from chunklab.writing.roster_figures import roster_figures
-from chunklab.writing.streams import silence
-from chunklab.writing.table import Outline, outline, results_table
+from chunklab.report_out.inert import json_line, terminal_safe
+from chunklab.report_out.progress import ProgressBar
+from chunklab.report_out.report_layout import ReportLayout
+from chunklab.report_out.streams import silence
+from chunklab.report_out.table import Outline, outline, results_table
+from chunklab.sandbox.limits import Limits
+from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
+from chunklab.scoring.report import GradeReport, Problem
 
 if TYPE_CHECKING:
     # What only --out, --resume and --lms need is imported when they are given: a single
     # submission graded to stdout starts without the class's pages and similarity code.
-    from chunklab.resume import ResumeIndex, ResumeKey, Vanished
-    from chunklab.writing.class_options import ClassOptions
-    from chunklab.writing.class_outputs import ClassOutputs
+    from chunklab.class_out.class_options import ClassOptions
+    from chunklab.class_out.class_outputs import ClassOutputs
+    from chunklab.report_out.resume import ResumeIndex, ResumeKey, Vanished
 
 EXIT_INTERRUPTED = 130
 EXIT_NO_SUBMISSION = 3
@@ -191,7 +191,7 @@ def find_all(
 def max_scores_of(entries: list[Entry], lesson_id: str | None) -> dict[str, float]:
     scores = {e.lesson: e.max_score for e in entries if e.lesson and e.max_score}
     if lesson_id and lesson_id not in scores:
-        from chunklab.running.pytest_run import suite_max_score
+        from chunklab.suite_run.pytest_run import suite_max_score
 
         scores[lesson_id] = suite_max_score(get_lesson(lesson_id))
     return scores
@@ -244,7 +244,7 @@ def write_class_files(
         "rules.csv": rules_csv(entries),
     }
     if settings.lms:
-        from chunklab.writing.lms import lms_csv, lms_file_name
+        from chunklab.class_out.lms import lms_csv, lms_file_name
 
         max_scores = max_scores_of(entries, settings.lesson_id)
         files[lms_file_name(settings.lms)], notes = lms_csv(
@@ -308,8 +308,8 @@ def grade_command(
     # report.html, the feedback pages and similar code: built from every report as it comes.
     classes = None
     if out_dir is not None:
-        from chunklab.writing.class_options import ClassOptions
-        from chunklab.writing.class_outputs import ClassOutputs
+        from chunklab.class_out.class_options import ClassOptions
+        from chunklab.class_out.class_outputs import ClassOutputs
 
         classes = ClassOutputs(
             out_dir, class_options or ClassOptions(hidden_feedback=hidden_feedback), kit, limits
@@ -374,7 +374,7 @@ def grade_found(
     results = ClassResults(len(items))
     index, keys = None, {}
     if out_dir is not None:
-        from chunklab.resume import ResumeIndex, resume_key
+        from chunklab.report_out.resume import ResumeIndex, resume_key
 
         index = ResumeIndex(out_dir, keep=resume)
         keys = {i: resume_key(item, lesson_id) for i, item in enumerate(items)}
@@ -448,7 +448,7 @@ def grade_found(
         if interrupted:
             sections.insert(0, interrupted_html(len(results.outlines), len(items)))
         names = full_names(results.in_order()[1], settings.roster)
-        from chunklab.writing.class_outputs import ClassExtras
+        from chunklab.class_out.class_outputs import ClassExtras
 
         classes.finish(ClassExtras(names, tuple(sections)))
         written.append("report.html")

@@ -8,7 +8,7 @@ from chunklab.autograder.build import build_autograder
 from chunklab.errors import UsageError
 from chunklab.kit import find_kit
 from chunklab.lessons import get_lesson
-from chunklab.writing.gradescope import GradescopeOptions
+from chunklab.report_out.gradescope import GradescopeOptions
 
 
 def gradescope_command(lesson_id: str, zip_path: Path, options: GradescopeOptions) -> int:

@@ -4,7 +4,7 @@ The grading run itself is the same as for any class folder; this module
 finds the submissions of a download (`reading.lms_download`), adds to each
 report what the download told (the student's LMS id, a late hand-in, what was
 renamed or skipped), and packs the feedback pages as the LMS takes them back
-(`writing.lms_feedback`).
+(`class_out.lms_feedback`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from chunklab.class_out.gradebook import Entry
+from chunklab.class_out.lms_feedback import FEEDBACK_ARCHIVE, feedback_archive
+from chunklab.class_out.roster import Roster
 from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
 from chunklab.reading.lms_download import (
@@ -25,11 +28,8 @@ from chunklab.reading.lms_download import (
     unzip_download,
 )
 from chunklab.reading.read import SubmissionPath, find_submissions
+from chunklab.report_out.files import write_atomic_bytes
 from chunklab.scoring.report import GradeReport, Problem
-from chunklab.writing.files import write_atomic_bytes
-from chunklab.writing.gradebook import Entry
-from chunklab.writing.lms_feedback import FEEDBACK_ARCHIVE, feedback_archive
-from chunklab.writing.roster import Roster
 
 # Under --out, where a download's files are copied to be graded (kept, so --resume works).
 STAGING_FOLDER = "lms_download"
@@ -170,6 +170,6 @@ def write_feedback_archives(out_dir: Path, found: Found, pages: dict[str, str]) 
 def lesson_max_score(lesson: str | None) -> float:
     if lesson not in LESSONS:
         return 0.0
-    from chunklab.running.pytest_run import suite_max_score
+    from chunklab.suite_run.pytest_run import suite_max_score
 
     return suite_max_score(LESSONS[lesson])

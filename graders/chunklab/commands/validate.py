@@ -9,12 +9,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from chunklab.batch import grade_many
-from chunklab.kit import Kit, find_kit
-from chunklab.lessons import LESSONS, Lesson, get_lesson
-from chunklab.reading.read import SubmissionPath
-from chunklab.sandbox.limits import Limits
-from chunklab.validation import (
+from chunklab.authoring.validation import (
     Expectation,
     Verdict,
     as_notebook,
@@ -23,7 +18,12 @@ from chunklab.validation import (
     notebook_problem,
     weak_figures,
 )
-from chunklab.writing.table import validation_table
+from chunklab.kit import Kit, find_kit
+from chunklab.lessons import LESSONS, Lesson, get_lesson
+from chunklab.pipeline.parallel import grade_many
+from chunklab.reading.read import SubmissionPath
+from chunklab.report_out.table import validation_table
+from chunklab.sandbox.limits import Limits
 
 # The default limit of a call: the long-document checks state their calls' own time up
 # to it, so validating under a tighter one would fail valid solutions.
@@ -78,7 +78,7 @@ def validate_mutants_command(
 ) -> int:
     """`validate --mutants`: the table of each lesson's mutants; 1 when any has a gap."""
     from chunklab.mutation.proving import prove_lessons
-    from chunklab.writing.mutation_table import mutation_table
+    from chunklab.mutation.table import mutation_table
 
     kit = find_kit()
     named = {get_lesson(lesson_id).id for lesson_id in lesson_ids}

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from chunklab.batch import grade_many
 from chunklab.kit import Kit
 from chunklab.lessons import Lesson
 from chunklab.mutation.making import Mutant, mutants_of
 from chunklab.mutation.survivors import ALLOWED, EQUIVALENT, Finding, examine_all
+from chunklab.pipeline.parallel import grade_many
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.report import GradeReport

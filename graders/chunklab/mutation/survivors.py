@@ -138,7 +138,7 @@ def examine_all(
     work: list[tuple[str, str]], references: dict[str, str], jobs: int
 ) -> tuple[list[Finding], dict[str, Finding | None]]:
     """Each (lesson, source) survivor's finding, and each lesson's reference problem or None."""
-    from chunklab.batch import process_context
+    from chunklab.pipeline.parallel import process_context
 
     with ProcessPoolExecutor(jobs, mp_context=process_context(), initializer=bound_memory) as pool:
         # The reference is checked where some survivor needs it.

@@ -1,0 +1,226 @@
+"""A student's feedback page (`feedback/<student>.html`, or `.md`), for the instructor to send.
+
+It shows each lesson's score, each broken rule with the feedback the run may
+show, the chunk picture of a failed chunking, and the warnings. Hidden checks
+follow the run's hidden-feedback policy:
+
+- `full`: hidden checks are shown like public ones, input, expected and got;
+- `rule`: a broken hidden check shows only its rule, never its input;
+- `none`: broken hidden checks are only counted, with the points they cost.
+
+Nothing here reads a test's source or the reference solution: the page is
+made from the report alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from chunklab.class_out.feedback_picture import comparison_html, comparison_in
+from chunklab.class_out.html_page import esc, inert, page, points
+from chunklab.lessons import LESSONS
+from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
+from chunklab.scoring.report import GradeReport, Status
+
+
+@dataclass(frozen=True)
+class BrokenCheck:
+    """A test a submission did not pass, as much of it as the policy lets the student see."""
+
+    rule: str
+    visibility: str
+    outcome: str
+    points_lost: float
+    # The test's feedback (input, expected, got), or None when it may not be shown.
+    feedback: str | None
+
+
+@dataclass(frozen=True)
+class LessonFeedback:
+    lesson: str
+    title: str
+    submission: str
+    status: Status
+    score: float
+    max_score: float
+    passed: int
+    tested: int
+    errors: tuple[tuple[str, str], ...]
+    warnings: tuple[tuple[str, str], ...]
+    broken: tuple[BrokenCheck, ...]
+    # Broken hidden checks that are only counted (policy `none`), and what they cost.
+    hidden_broken: int
+    hidden_points_lost: float
+
+
+def lesson_feedback(report: GradeReport, policy: str) -> LessonFeedback:
+    """What a student may see of one report under the hidden-feedback policy."""
+    if policy not in HIDDEN_FEEDBACK:
+        raise ValueError(f"hidden-feedback policy {policy!r} is not one of full, rule, none")
+    tests = report.tests if report.status == "graded" else ()
+    broken: list[BrokenCheck] = []
+    hidden_broken, hidden_lost = 0, 0.0
+    for test in tests:
+        if test.outcome == "passed":
+            continue
+        lost = test.max_score - test.score
+        hidden = test.visibility != "visible"
+        if hidden and policy == "none":
+            hidden_broken += 1
+            hidden_lost += lost
+            continue
+        shown = None if hidden and policy != "full" else test.feedback
+        broken.append(
+            BrokenCheck(test.rule, "hidden" if hidden else "visible", test.outcome, lost, shown)
+        )
+    lesson = report.lesson or ""
+    known = LESSONS.get(lesson)
+    return LessonFeedback(
+        lesson=lesson or "unknown lesson",
+        title=known.title if known else "Unknown lesson",
+        submission=report.submission,
+        status=report.status,
+        score=report.score,
+        max_score=report.max_score,
+        passed=sum(1 for t in tests if t.outcome == "passed"),
+        tested=len(tests),
+        errors=tuple((p.kind, p.message) for p in report.errors),
+        warnings=tuple((p.kind, p.message) for p in report.warnings),
+        broken=tuple(broken),
+        hidden_broken=hidden_broken,
+        hidden_points_lost=round(hidden_lost, 6),
+    )
+
+
+def lesson_order(report: GradeReport) -> int:
+    return list(LESSONS).index(report.lesson) if report.lesson in LESSONS else 99
+
+
+def student_feedback(reports: Sequence[GradeReport], policy: str) -> list[LessonFeedback]:
+    ordered = sorted(reports, key=lambda r: (lesson_order(r), r.submission))
+    return [lesson_feedback(report, policy) for report in ordered]
+
+
+OUTCOME_WORDS = {"failed": "", "error": " (your code raised an error)", "timeout": " (timed out)"}
+
+
+def check_label(check: BrokenCheck) -> str:
+    kind = "hidden check" if check.visibility == "hidden" else "public check"
+    return (
+        f"{kind}, {points(check.points_lost)} point(s) lost{OUTCOME_WORDS.get(check.outcome, '')}"
+    )
+
+
+# --- HTML -----------------------------------------------------------------------------------
+
+
+def score_class(score: float, max_score: float) -> str:
+    if max_score and score == max_score:
+        return "score-full"
+    return "score-zero" if score == 0 else ""
+
+
+def check_html(check: BrokenCheck) -> str:
+    parts = [f"<p><b>{esc(check.rule)}</b></p>", f'<p class="muted">{esc(check_label(check))}</p>']
+    if check.feedback is None:
+        parts.append('<p class="muted">The input of this hidden check is not shown.</p>')
+    elif check.feedback:
+        parts.append(f'<pre class="box">{esc(check.feedback)}</pre>')
+        comparison = comparison_in(check.feedback)
+        if comparison is not None:
+            parts.append(comparison_html(comparison))
+    return '<div class="rule">' + "".join(parts) + "</div>"
+
+
+def lesson_html(item: LessonFeedback) -> str:
+    klass = score_class(item.score, item.max_score)
+    out = [
+        f'<h2>{esc(item.title)} <span class="muted mono">{esc(item.lesson)}</span></h2>',
+        f'<p>Score: <span class="{klass}">{points(item.score)} / {points(item.max_score)}</span>'
+        + (f" &middot; {item.passed} of {item.tested} checks passed" if item.tested else "")
+        + f' &middot; <span class="muted">{esc(item.submission)}</span></p>',
+    ]
+    for kind, message in item.errors:
+        out.append(
+            f'<div class="problem"><b>{esc(kind)}</b>: nothing could be checked.'
+            f"<pre>{esc(message)}</pre></div>"
+        )
+    for kind, message in item.warnings:
+        out.append(
+            f'<div class="warning"><b>Warning</b> <span class="mono">{esc(kind)}</span>'
+            f"<pre>{esc(message)}</pre></div>"
+        )
+    if item.broken or item.hidden_broken:
+        out.append("<h3>Rules to fix</h3>")
+    out += [check_html(check) for check in item.broken]
+    if item.hidden_broken:
+        out.append(
+            f'<div class="rule"><p><b>{item.hidden_broken} hidden check(s) failed</b></p>'
+            f'<p class="muted">{points(item.hidden_points_lost)} point(s) lost; '
+            "hidden checks test the same rules on more inputs.</p></div>"
+        )
+    if item.status == "graded" and not item.broken and not item.hidden_broken:
+        out.append("<p>Every check passed.</p>")
+    return "\n".join(out)
+
+
+def feedback_html(student: str, lessons: Sequence[LessonFeedback], run_line: str) -> str:
+    cards = "".join(
+        f'<div class="card">{esc(item.title)}<b class="{score_class(item.score, item.max_score)}">'
+        f"{points(item.score)} / {points(item.max_score)}</b></div>"
+        for item in lessons
+    )
+    body = (
+        f'<h1>Feedback for {esc(student)}</h1>\n<p class="lede">{esc(run_line)}</p>\n'
+        f'<div class="cards">{cards}</div>\n' + "\n".join(lesson_html(item) for item in lessons)
+    )
+    return page(f"Feedback: {student}", body)
+
+
+# --- Markdown -------------------------------------------------------------------------------
+
+
+def md_text(text: object) -> str:
+    """Inline Markdown: inert, HTML-escaped (a viewer may render HTML), punctuation escaped."""
+    value = inert(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # Only what marks up text in the middle of a line (every use here is mid-line).
+    value = re.sub(r"([\\`*_\[\]|~])", r"\\\1", value)
+    return " ".join(value.split())
+
+
+def md_block(text: str) -> str:
+    """A fenced block longer than any run of backticks inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{inert(text)}\n{fence}"
+
+
+def feedback_markdown(student: str, lessons: Sequence[LessonFeedback], run_line: str) -> str:
+    out = [f"# Feedback for {md_text(student)}", "", md_text(run_line), ""]
+    for item in lessons:
+        out += [f"## {md_text(item.title)} ({md_text(item.lesson)})", ""]
+        line = f"Score: **{points(item.score)} / {points(item.max_score)}**"
+        if item.tested:
+            line += f", {item.passed} of {item.tested} checks passed"
+        out += [line, ""]
+        for kind, message in item.errors:
+            out += [f"**{md_text(kind)}**: nothing could be checked.", "", md_block(message), ""]
+        for kind, message in item.warnings:
+            out += [f"Warning, **{md_text(kind)}**:", "", md_block(message), ""]
+        for check in item.broken:
+            out += [f"- **{md_text(check.rule)}** ({md_text(check_label(check))})", ""]
+            if check.feedback is None:
+                out += ["  The input of this hidden check is not shown.", ""]
+            elif check.feedback:
+                out += [md_block(check.feedback), ""]
+        if item.hidden_broken:
+            out += [
+                f"- **{item.hidden_broken} hidden check(s) failed** "
+                f"({points(item.hidden_points_lost)} point(s) lost)",
+                "",
+            ]
+        if item.status == "graded" and not item.broken and not item.hidden_broken:
+            out += ["Every check passed.", ""]
+    return "\n".join(out).rstrip() + "\n"

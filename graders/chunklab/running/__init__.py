@@ -1,1 +1,0 @@
-"""Where the pytest run happens: the grader suite against one submission."""

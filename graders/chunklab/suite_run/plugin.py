@@ -1,0 +1,271 @@
+"""The pytest plugin that connects a grader suite to the submissions it grades.
+
+One pytest session grades a batch of submissions of one lesson: every
+grader test is parametrized over them, and the `submission` fixture (a
+proxy, never the submission's own objects) is opened once per submission
+and closed after its last test, so only one is running at a time. The
+`reference` fixture is the reference solution, loaded in the grading
+process for hidden comparisons. Each test's `rule`, `points` and
+`visibility` markers and the feedback for a failure are noted as its stages
+are reported, and each test's outcome is made once it has ended, so scores
+come from the grading process's own reports and nothing else.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from chunklab.contract import CallTimedOut, WorkerCrashed
+from chunklab.errors import SubmissionError
+from chunklab.scoring.outcomes import outcome_of
+from chunklab.scoring.report import TestOutcome
+from chunklab.suite_run.submission_proxy import SubmissionProxy
+from chunklab.suites.checks import RuleBroken, shorten
+
+MARKERS = (
+    "rule(text): the lesson rule a grader test checks, in words a student understands",
+    "points(n): what the test is worth",
+    "visibility(kind): 'visible' (a public check) or 'hidden'",
+    "call_seconds(n): own time each call of the test may take (at most --call-seconds), "
+    "in place of the limit fitted to the reference solution's time on the call",
+)
+
+
+class EmptySlot(Exception):
+    """A session's slot that found no submission left to grade: its tests are skipped."""
+
+
+@dataclass(frozen=True)
+class SuiteEntry:
+    """A submission a suite run grades: how to open it (start and load it) and close it."""
+
+    key: str
+    # Raises SubmissionError when the submission cannot be tested at all.
+    open: Callable[[], SubmissionProxy]
+    close: Callable[[], None] = lambda: None
+
+
+class GradingPlugin:
+    def __init__(
+        self,
+        entries: Sequence[SuiteEntry] = (),
+        *,
+        reference: ModuleType | None = None,
+        visible_only: bool = False,
+    ) -> None:
+        self.entries = {entry.key: entry for entry in entries}
+        self.reference_module = reference
+        self.visible_only = visible_only
+        self.problems: list[str] = []
+        self.load_errors: dict[str, SubmissionError] = {}
+        self.open_proxies: dict[str, SubmissionProxy] = {}
+        # The notes of each test still running, and whether its stages so far passed.
+        self.running: dict[str, tuple[dict[str, Any], bool]] = {}
+        # Each submission's outcomes, as its tests end.
+        self.outcomes: dict[str, list[TestOutcome]] = {}
+        self.finished = False
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        for line in MARKERS:
+            config.addinivalue_line("markers", line)
+        config.stash[GRADING] = self
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # A test file that cannot be imported (its kept inputs damaged, say) would
+        # leave its tests out of every grade: the suite is broken, and says why.
+        if report.failed:
+            last = str(report.longrepr).strip().splitlines()[-1:] or ["(no detail)"]
+            self.problems.append(f"{report.nodeid} cannot be collected: {last[0]}")
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "submission" in metafunc.fixturenames and self.entries:
+            keys = list(self.entries)
+            metafunc.parametrize("submission", keys, ids=keys, indirect=True, scope="session")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        for item in items:
+            missing = [
+                m for m in ("rule", "points", "visibility") if not item.get_closest_marker(m)
+            ]
+            if missing:
+                self.problems.append(f"{item.nodeid} has no {', '.join(missing)} marker")
+        if self.visible_only:
+            hidden = [i for i in items if marker_value(i, "visibility") != "visible"]
+            items[:] = [i for i in items if marker_value(i, "visibility") == "visible"]
+            config.hook.pytest_deselected(items=hidden)
+        share_locations(items)
+        # All tests of one submission together, visible ones first: each submission is
+        # opened once, and its worker ends before the next one starts.
+        order: dict[str | None, int] = {key: number for number, key in enumerate(self.entries)}
+        items.sort(
+            key=lambda item: (
+                order.get(submission_key(item), -1),
+                marker_value(item, "visibility") != "visible",
+            )
+        )
+
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        # Each test starts afresh: a time-out in an earlier test is forgotten.
+        proxy = self.open_proxies.get(submission_key(item) or "")
+        if proxy is not None:
+            proxy.begin_test(marker_value(item, "call_seconds"))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo
+    ) -> pytest.TestReport:
+        """Each stage's report, noted for the test's outcome.
+
+        A broken rule's report carries its message, without pytest's traceback
+        rendering: the feedback comes from the exception (see `classify_failure`),
+        and rendering a long traceback for every failed check would cost more than
+        the check.
+        """
+        if (
+            call.when == "call"
+            and call.excinfo is not None
+            and call.excinfo.errisinstance(RuleBroken)
+        ):
+            report = pytest.TestReport(
+                item.nodeid,
+                item.location,
+                {},
+                "failed",
+                str(call.excinfo.value),
+                call.when,
+                duration=call.duration,
+                start=call.start,
+                stop=call.stop,
+                user_properties=item.user_properties,
+            )
+        else:
+            report = pytest.TestReport.from_item_and_call(item, call)
+        self._note_stage(item, call, report.passed)
+        return report
+
+    def _note_stage(self, item: pytest.Item, call: pytest.CallInfo, passed: bool) -> None:
+        notes, passed_so_far = self.running.pop(item.nodeid, ({}, True))
+        notes.update(stage_notes(item, call))
+        if call.when != "teardown":
+            self.running[item.nodeid] = (notes, passed_so_far and passed)
+            return
+        key = str(notes.get("submission"))
+        outcome = outcome_of(item.nodeid, notes, passed_so_far and passed)
+        self.outcomes.setdefault(key, []).append(outcome)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.finished = True
+
+
+def stage_notes(item: pytest.Item, call: pytest.CallInfo) -> dict[str, Any]:
+    """What a stage of a test tells of its outcome: its markers at setup, a failure's feedback."""
+    data: dict[str, Any] = {}
+    if call.when == "setup":
+        data = {
+            "rule": str(marker_value(item, "rule")),
+            "points": float(marker_value(item, "points") or 0),
+            "visibility": str(marker_value(item, "visibility")),
+            "submission": submission_key(item),
+        }
+    if call.excinfo is not None and call.when in ("setup", "call"):
+        data["kind"], data["feedback"] = classify_failure(call.excinfo.value)
+    if call.excinfo is not None:
+        # The report is made: the failure's frames (holding what the submission
+        # returned) must not outlive the test, whoever keeps the exception.
+        traceback.clear_frames(call.excinfo.tb)
+    return data
+
+
+GRADING = pytest.StashKey[GradingPlugin]()
+
+
+def grading_of(request: pytest.FixtureRequest) -> GradingPlugin:
+    return request.config.stash[GRADING]
+
+
+@pytest.fixture(scope="session")
+def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionProxy]:
+    """The submission under test, opened once and closed after its last test."""
+    grading = grading_of(request)
+    entry = grading.entries[request.param]
+    try:
+        proxy = entry.open()
+    except EmptySlot:
+        pytest.skip("no submission in this slot")
+    except SubmissionError as error:
+        grading.load_errors[entry.key] = error
+        pytest.skip(f"the submission could not be tested: {error}")
+    grading.open_proxies[entry.key] = proxy
+    try:
+        yield proxy
+    finally:
+        del grading.open_proxies[entry.key]
+        entry.close()
+
+
+@pytest.fixture(scope="session")
+def reference(request: pytest.FixtureRequest) -> ModuleType:
+    """The reference solution, in the grading process, for hidden comparisons."""
+    module = grading_of(request).reference_module
+    if module is None:
+        pytest.fail("this check needs the reference solution, which is not available here")
+    return module
+
+
+def share_locations(items: list[pytest.Item]) -> None:
+    """Work out where each grader test is written once, not once per submission.
+
+    pytest finds an item's file and line (`Item.location`, a cached property)
+    by searching the file system, for every item; the items of one test
+    function differ only in their name.
+    """
+    found: dict[object, tuple[str, int | None]] = {}
+    for item in items:
+        if not isinstance(item, pytest.Function):
+            continue
+        function = item.function
+        if function not in found:
+            path, line, _ = item.location
+            found[function] = (path, line)
+        elif "location" not in item.__dict__:
+            item.__dict__["location"] = (*found[function], item.getmodpath())
+
+
+def submission_key(item: pytest.Item) -> str | None:
+    spec = getattr(item, "callspec", None)
+    return spec.params.get("submission") if spec is not None else None
+
+
+def marker_value(item: pytest.Item, name: str) -> Any:
+    marker = item.get_closest_marker(name)
+    return marker.args[0] if marker and marker.args else None
+
+
+def classify_failure(error: BaseException) -> tuple[str, str]:
+    """The outcome kind and the student's feedback for a failed test."""
+    if isinstance(error, RuleBroken):
+        return "failed", str(error)
+    if isinstance(error, CallTimedOut):
+        return "timeout", str(error)
+    if isinstance(error, WorkerCrashed):
+        return "error", str(error)
+    call = getattr(error, "chunklab_call", None)
+    if call is not None:
+        return "failed", (
+            f"Input: {call}\nIt raised {type(error).__name__}: {shorten(str(error), 160)}"
+        )
+    if isinstance(error, AssertionError):
+        return "failed", shorten(str(error), 400)
+    return "error", (
+        f"This check could not finish ({type(error).__name__}: {shorten(str(error), 160)}). "
+        "Look at what your code returns for this rule's inputs."
+    )

@@ -1,1 +1,0 @@
-"""Where results are written: JSON Lines, per-submission files, the gradebook, Gradescope."""

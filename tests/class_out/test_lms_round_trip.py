@@ -1,0 +1,225 @@
+"""From an LMS download to the LMS's own files and back, for each LMS, checked cell by cell."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from chunklab.reading.lms_download import detect
+from chunklab.reading.lms_files import plain_name
+from tests.class_out.lms_classes import canvas_class, classroom_class, moodle_class, write
+from tests.class_out.test_class_gradebooks import rows_of
+
+
+def members(path: Path) -> dict[str, str]:
+    with zipfile.ZipFile(io.BytesIO(path.read_bytes())) as archive:
+        return {name: archive.read(name).decode("utf-8") for name in archive.namelist()}
+
+
+@pytest.mark.parametrize(
+    ("original", "graded_as"),
+    [
+        ("char_chunk.py", "char_chunk.py"),
+        ("Char_Chunk.py", "char_chunk.py"),
+        ("char-chunk.py", "char_chunk.py"),
+        ("char_chunk (1).py", "char_chunk.py"),
+        ("char_chunk-1.py", "char_chunk.py"),
+        ("char_chunk_final.py", "char_chunk.py"),
+        ("char_chunk.PY", "char_chunk.py"),
+        ("char_chunk.py.txt", "char_chunk.py"),
+        ("My Work.zip", "My Work.zip"),
+        ("helpers.py", "helpers.py"),
+    ],
+)
+def test_a_handed_in_file_is_graded_as_the_lesson_it_plainly_is(original, graded_as):
+    plain = plain_name(original)
+    assert plain is not None and plain.name == graded_as
+    assert (plain.note == "") == (original == graded_as)
+
+
+def test_a_file_that_is_no_code_is_not_graded_and_said():
+    assert plain_name("char_chunk.docx") is None
+
+
+def test_each_download_is_told_apart_from_a_class_folder(tmp_path):
+    canvas, _ = canvas_class(tmp_path)
+    classroom, _ = classroom_class(tmp_path)
+    moodle = tmp_path / "moodle"
+    write(moodle / "Ann Smith-Jones_2003_assignsubmission_file" / "char_chunk.py", "x")
+    plain = tmp_path / "plain"
+    write(plain / "alice" / "char_chunk.py", "x")
+    write(plain / "bob_1_2_char_chunk.py", "x")
+    assert [detect(p) for p in (canvas, moodle, classroom, plain)] == [
+        "canvas",
+        "moodle",
+        "github-classroom",
+        None,
+    ]
+
+
+def test_a_canvas_download_and_export_round_trip(chunklab, tmp_path):
+    download, export = canvas_class(tmp_path)
+    out = tmp_path / "out"
+    result = chunklab(
+        "grade", "--jobs", "2", "--out", out, "--roster", export, "--lms", "canvas", download
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "read as a Canvas download (detected; --from chooses)" in result.stderr
+    reports = {r["lms_id"]: r for r in result.reports}
+    full = reports["101"]["max_score"]
+    told = {key: (r["student"], r["score"], r.get("late", False)) for key, r in reports.items()}
+    assert told == {
+        "101": ("delacruzmaría", full, False),
+        "102": ("obrienseán", full, True),
+        "103": ("smithjonesann", full, False),  # the later upload, not the first stub
+        "104": ("zhangwei", full, False),  # the file in the zip
+    }
+    assert reports["103"]["submission"].endswith("smithjonesann_103_9013_char_chunk-1.py")
+    first_upload = [w["message"] for w in reports["103"]["warnings"]]
+    assert any("9003_char_chunk.py is not graded" in message for message in first_upload)
+    assert reports["104"]["submission"].endswith("my work.zip: hw/Char_Chunk.py")
+    assert rows_of(out / "gradebook_canvas.csv") == [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Char chunk (5501)"],
+        ["Points Possible", "", "", "", "", "10"],
+        ["de la Cruz, María", "101", "S101", "mdelacruz", "CS 101 A", "10"],
+        ["O'Brien, Seán", "102", "S102", "sobrien", "CS 101 A", "10"],
+        ["Smith-Jones, Ann", "103", "S103", "asmithjones", "CS 101 A", "10"],
+        ["Zhang, Wei", "104", "S104", "wzhang", "CS 101 B", "10"],
+        ["Nguyen, An", "105", "S105", "anguyen", "CS 101 B", ""],  # nothing handed in
+        ["Student, Test", "106", "", "", "CS 101 A", ""],
+    ]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["roster"]["match_rate"] == 1.0
+    assert summary["roster"]["missing_students"] == ["anguyen"]
+    pages = members(out / "feedback_canvas.zip")
+    assert sorted(pages) == [
+        "delacruzmaría_101_9001_feedback.html",
+        "obrienseán_LATE_102_9002_feedback.html",
+        "smithjonesann_103_9013_feedback.html",
+        "zhangwei_104_9004_feedback.html",
+    ]
+    assert "Feedback for de la Cruz, María" in pages["delacruzmaría_101_9001_feedback.html"]
+
+
+def test_a_moodle_zip_and_grading_worksheet_round_trip(chunklab, tmp_path):
+    download, worksheet = moodle_class(tmp_path)
+    out = tmp_path / "out"
+    result = chunklab(
+        "grade", "--jobs", "2", "--out", out, "--roster", worksheet, "--lms", "moodle", download
+    )
+    assert result.exit_code == 0, result.stderr
+    reports = {r["lms_id"]: r for r in result.reports}
+    assert {key: r["student"] for key, r in reports.items()} == {
+        "2001": "María de la Cruz",
+        "2002": "Seán O'Brien",
+        "2003": "Ann Smith-Jones",
+    }
+    ann = [w["message"] for w in reports["2003"]["warnings"]]
+    assert any(m.endswith("notes.docx is not graded: only .py files and .ipynb notebooks are "
+                          "graded; hand in your code as a .py file or the lesson's notebook")
+               for m in ann)  # fmt: skip
+    stub = round(reports["2003"]["score"] / reports["2003"]["max_score"] * 100, 2)
+    rows = rows_of(out / "gradebook_moodle.csv")
+    assert rows[0] == worksheet.read_text().splitlines()[0].replace('"', "").split(",")
+    modified = [row.pop(8) for row in rows[1:4]]
+    assert all(datetime.fromisoformat(stamp) for stamp in modified)
+    comments = [row.pop() for row in rows[1:]]
+    assert comments[:3] == [
+        "37 of 37 points; the feedback file says rule by rule.",
+        "37 of 37 points; the feedback file says rule by rule.",
+        f"{reports['2003']['score']:g} of 37 points; the feedback file says rule by rule.",
+    ]
+    assert rows[1:] == [
+        ["Participant 2001", "María de la Cruz", "maria@uni.example", "Submitted for grading",
+         "100", "100.00", "Yes", "Monday, 2 June 2025, 10:00 AM"],
+        ["Participant 2002", "Seán O'Brien", "sean@uni.example", "Submitted for grading",
+         "100", "100.00", "Yes", "Monday, 2 June 2025, 11:00 AM"],
+        ["Participant 2003", "Ann Smith-Jones", "ann@uni.example", "Submitted for grading",
+         f"{stub:g}", "100.00", "Yes", "Monday, 2 June 2025, 12:00 PM"],
+        ["Participant 2004", "An Nguyen", "an@uni.example", "No submission", "", "100.00",
+         "Yes", "-", "-"],
+    ]  # fmt: skip
+    assert comments[3] == ""
+    assert sorted(members(out / "feedback_moodle.zip")) == [
+        "Ann Smith-Jones_2003_assignsubmission_file/feedback.html",
+        "María de la Cruz_2001_assignsubmission_file/feedback.html",
+        "Seán O'Brien_2002_assignsubmission_file_/feedback.html",
+    ]
+
+
+def test_a_classroom_clone_grades_the_file_each_student_worked_on(chunklab, tmp_path):
+    clone, roster = classroom_class(tmp_path)
+    out = tmp_path / "out"
+    result = chunklab(
+        "grade", "--jobs", "2", "--out", out, "--roster", roster, "--lesson", "char_chunk", clone
+    )
+    assert result.exit_code == 0, result.stderr
+    graded = {r["lms_id"]: (r["status"], r["score"], Path(r["submission"]).name)
+              for r in result.reports}  # fmt: skip
+    full = result.reports[0]["max_score"]
+    assert graded == {
+        "ann-sj": ("not_attempted", 0.0, "char_chunk.py"),
+        "maria-dlc": ("graded", full, "char_chunk.ipynb"),  # the solved notebook, not the stub
+        "sean-ob": ("graded", full, "char_chunk.py"),
+    }
+    rows = {row[0]: row[5] for row in rows_of(out / "gradebook.csv")[1:]}
+    assert rows == {
+        "ann.smith-jones@uni.example": "not_attempted",
+        "maria.delacruz@uni.example": "graded",
+        "sean.obrien@uni.example": "graded",
+        "an.nguyen@uni.example": "missing",
+    }
+    summary = json.loads((out / "summary.json").read_text())
+    # Nothing handed in is no score: the mean counts the two who worked.
+    assert summary["lessons"]["char_chunk"]["mean_score"] == full
+
+
+def test_grading_part_of_a_class_writes_no_grade_for_the_rest(chunklab, tmp_path):
+    download, export = canvas_class(tmp_path)
+    out = tmp_path / "out"
+    one = download / "delacruzmaría_101_9001_char_chunk.py"
+    result = chunklab(
+        "grade", "--jobs", "1", "--out", out, "--roster", export, "--lms", "canvas",
+        "--points", "5", one,
+    )  # fmt: skip
+    # A lone file is no download: its student is told by name, and matches nobody.
+    assert result.exit_code == 4
+    assert "exit status 4; --allow-unmatched makes it 0" in result.stderr
+    cells = [row[5] for row in rows_of(out / "gradebook_canvas.csv")[1:]]
+    assert cells == ["5", "", "", "", "", "", ""]
+    folder = tmp_path / "part"
+    write(folder / one.name, one.read_text())
+    zero = chunklab(
+        "grade", "--jobs", "1", "--out", out, "--roster", export, "--lms", "canvas",
+        "--missing-as-zero", "--assignment", "Char chunk (5501)", folder,
+    )  # fmt: skip
+    assert zero.exit_code == 0
+    cells = [row[5] for row in rows_of(out / "gradebook_canvas.csv")[2:]]
+    assert cells == ["10", "0", "0", "0", "0", ""]  # the Test Student is never missing
+
+
+def test_a_worksheet_header_in_another_case_is_the_same_column():
+    from chunklab.class_out.roster import RosterStudent
+
+    row = RosterStudent("ann", "2003", "Ann", (("Maximum Grade", "50.00"), ("Grade", "")))
+    assert row.field("Maximum grade") == "50.00"
+    assert row.field("Grade") == "" and row.field("Feedback comments") == ""
+
+
+def test_a_zip_name_in_utf8_without_the_utf8_flag_is_read_as_utf8():
+    from chunklab.reading.lms_files import member_name
+
+    # Info-ZIP's `zip` writes UTF-8 bytes and leaves the flag unset: Python reads cp437.
+    written = "Renée Dubois_2005_assignsubmission_file/char_chunk.py"
+    as_cp437 = zipfile.ZipInfo(written.encode("utf-8").decode("cp437"))
+    assert as_cp437.flag_bits & 0x800 == 0
+    assert member_name(as_cp437) == written
+    flagged = zipfile.ZipInfo("├⌐.py")
+    flagged.flag_bits |= 0x800
+    assert member_name(flagged) == "├⌐.py"
+    assert member_name(zipfile.ZipInfo("\x80.py")) == "\x80.py"  # not UTF-8: kept as read

@@ -1,0 +1,226 @@
+"""Loops cost little and change no score: limits fitted to each call, in a real sandbox."""
+
+from __future__ import annotations
+
+import json
+import time
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chunklab.authoring.validation import expectations
+from chunklab.contract import CallTimedOut, CodeCell
+from chunklab.kit import find_kit, load_reference
+from chunklab.lessons import LESSONS
+from chunklab.pipeline.parallel import grade_many
+from chunklab.reading.read import SubmissionPath
+from chunklab.sandbox import fitted_limits
+from chunklab.sandbox.backend import SandboxBackend
+from chunklab.sandbox.call_watch import WALL_FACTOR
+from chunklab.sandbox.fitted_limits import ReferenceTimes, call_seconds
+from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.zygote import Zygote, ZygoteSettings
+from chunklab.suite_run.plugin import MARKERS
+from chunklab.suite_run.submission_proxy import SubmissionProxy
+
+KIT = Path(__file__).resolve().parents[2]
+LIMITS = Limits(call_seconds=2.0, submission_seconds=30.0)
+
+
+@pytest.fixture(scope="module")
+def zygote() -> Iterator[Zygote]:
+    with Zygote(ZygoteSettings(LIMITS)) as started:
+        yield started
+
+
+@pytest.fixture
+def backend_of(zygote: Zygote) -> Iterator[Callable[..., SandboxBackend]]:
+    made: list[SandboxBackend] = []
+
+    def make(source: str, limits: Limits = LIMITS, reference=None) -> SandboxBackend:
+        backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", source),), limits, reference)
+        made.append(backend)
+        return backend
+
+    yield make
+    for backend in made:
+        backend.close()
+
+
+def floor(spinning: bool = False) -> float:
+    return call_seconds(LIMITS, None, spinning=spinning, stated=None)
+
+
+def timeout_of(proxy: SubmissionProxy, call: Callable[[], object]) -> str:
+    proxy.begin_test()
+    with pytest.raises(CallTimedOut) as stopped:
+        call()
+    return str(stopped.value)
+
+
+@pytest.fixture
+def limits_given(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The own-time limit the backend gives each call, in order."""
+    given: list[float] = []
+    real = fitted_limits.call_seconds
+
+    def noted(*args: Any, **kwargs: Any) -> float:
+        given.append(real(*args, **kwargs))
+        return given[-1]
+
+    monkeypatch.setattr(fitted_limits, "call_seconds", noted)
+    return given
+
+
+def test_after_a_first_timeout_later_tests_get_the_shorter_floor_and_still_pass(
+    backend_of, limits_given
+):
+    backend = backend_of(
+        "def spin():\n    while True:\n        pass\ndef fine(n):\n    return sum(range(n))\n"
+    )
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    assert "did not finish in time" in timeout_of(proxy, proxy.spin)
+    assert "did not finish in time" in timeout_of(proxy, proxy.spin)
+    assert limits_given == [floor(), floor(spinning=True)]
+    proxy.begin_test()
+    assert proxy.fine(1000) == 499500  # each test still graded on its own
+
+
+def test_a_call_the_reference_needs_long_for_gets_room_in_proportion(backend_of):
+    reference = ReferenceTimes(load_reference(find_kit(), LESSONS["char_chunk"]))
+    slow = KIT / "solutions" / "alternatives" / "char_chunk" / "slow_character_by_character.py"
+    backend = backend_of(slow.read_text(), reference=reference)
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    proxy.begin_test()
+    text = "a somewhat long text to chunk " * 3000
+    assert proxy.chunk(text, 7, 3) == load_reference(find_kit(), LESSONS["char_chunk"]).chunk(
+        text, 7, 3
+    )
+
+
+# Computes for about `seconds` of its own CPU time.
+WORK = (
+    "import time\n"
+    "def work(seconds):\n"
+    "    end = time.process_time() + seconds\n"
+    "    while time.process_time() < end:\n"
+    "        pass\n"
+    "    return 1\n"
+    "def nap(seconds):\n"
+    "    time.sleep(seconds)\n"
+    "    return 1\n"
+)
+
+
+def test_a_stated_limit_is_the_limit_of_each_call_of_that_test(backend_of, limits_given):
+    backend = backend_of(WORK, reference=ReferenceTimes(None))
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    assert "did not finish in time" in timeout_of(proxy, lambda: proxy.work(0.3))
+    proxy.begin_test(call_seconds=1.5)
+    assert proxy.work(0.3) == 1
+    assert limits_given == [floor(), 1.5]
+    assert any(line.startswith("call_seconds(n)") for line in MARKERS)
+
+
+def test_a_stated_limit_is_used_without_timing_the_reference(backend_of):
+    timed: list[object] = []
+    reference = ReferenceTimes(None)
+    reference.mirror = lambda: types.SimpleNamespace(  # type: ignore[method-assign]
+        note=lambda message: None, seconds=lambda message: timed.append(message)
+    )
+    backend = backend_of(WORK, reference=reference)
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    proxy.begin_test(call_seconds=1.5)
+    assert proxy.work(0.05) == 1  # running at the first look, when its limit is needed
+    assert timed == []
+
+
+def test_a_call_that_only_waits_is_stopped_by_the_clock_at_a_multiple_of_its_limit(backend_of):
+    backend = backend_of(WORK)
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    proxy.begin_test()
+    started = time.monotonic()
+    with pytest.raises(CallTimedOut, match="or for a wait that never ends, such as a sleep"):
+        proxy.nap(30)
+    waited = time.monotonic() - started
+    assert WALL_FACTOR * floor() <= waited < 10 * WALL_FACTOR * floor()
+
+
+def test_memory_that_keeps_growing_is_stopped_before_the_memory_limit(backend_of):
+    backend = backend_of(
+        "def hoard():\n    kept = []\n    while True:\n        kept.append('x' * 4096)\n",
+        # Room above what a worker reserves at its start, so the growth shows first.
+        Limits(call_seconds=30.0, submission_seconds=60.0, memory_mb=2048),
+    )
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    proxy.begin_test(call_seconds=30.0)
+    with pytest.raises(CallTimedOut, match="kept taking more memory"):
+        proxy.hoard()
+
+
+def test_loading_counts_toward_the_submission_time(backend_of):
+    backend = backend_of(
+        "import time\nend = time.process_time() + 0.15\nwhile time.process_time() < end:\n"
+        "    pass\ndef chunk():\n    return []\n"
+    )
+    backend.load()
+    assert 0.14 <= backend.spent and backend.spent_wall >= backend.spent - 0.02
+
+
+def test_a_loop_at_import_is_an_error_of_its_own(backend_of, tmp_path):
+    from chunklab.errors import SubmissionTimeoutError
+    from chunklab.pipeline.session import load_warnings
+    from chunklab.reading.read import read_submission
+
+    # The worker stops the loop and says so; in a .py file that stops the grading.
+    loaded = backend_of("while True:\n    pass\n").load()
+    assert [problem.kind for problem in loaded.problems] == ["too_slow"]
+    path = tmp_path / "char_chunk.py"
+    path.write_text("while True:\n    pass\n")
+    with pytest.raises(SubmissionTimeoutError, match="before any test could start"):
+        load_warnings(read_submission(path), loaded)
+
+
+def corpus() -> list[Path]:
+    """References, valid alternatives (slow ones included) and known mistakes."""
+    kit = find_kit()
+    return [case.path for lesson in LESSONS.values() for case in expectations(kit, lesson)]
+
+
+def test_fitted_limits_change_no_score_against_generous_ones():
+    """Every file of the validate corpus, and the slow but correct ones, scores the same
+    with fitted limits as with every call given at least three times the floor."""
+    paths = corpus()
+    assert any(path.name.startswith("slow_") for path in paths)
+    items = [(n, SubmissionPath(path, str(path))) for n, path in enumerate(paths)]
+    kit = find_kit()
+    generous = Limits(call_floor_seconds=0.3)
+    fitted = dict(grade_many(items, None, kit, Limits(), 2))
+    # More time changes nothing for a file none of whose calls ran out of it: only the files
+    # that met a time limit, and the slow ones, are graded again with generous limits.
+    timed_out = [
+        (n, item)
+        for n, item in items
+        if any(t.outcome == "timeout" for t in fitted[n].tests)
+        or any(e.kind == "timeout" for e in fitted[n].errors)
+        or paths[n].name.startswith("slow_")
+    ]
+    assert any(not paths[n].name.startswith("slow_") for n, _ in timed_out)
+    wide = dict(grade_many(timed_out, None, kit, generous, 2))
+    differ = {
+        str(paths[n]): (fitted[n].score, wide[n].score)
+        for n in wide
+        if fitted[n].score != wide[n].score
+    }
+    assert differ == {}, json.dumps(differ, indent=1)
+    slow = [n for n, path in enumerate(paths) if path.name.startswith("slow_")]
+    assert all(fitted[n].score == fitted[n].max_score for n in slow)

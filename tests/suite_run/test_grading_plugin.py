@@ -1,0 +1,107 @@
+"""The pytest plugin that runs a suite over a batch: what it changes in pytest's items."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from functools import cached_property
+from types import SimpleNamespace
+
+import pytest
+
+from chunklab.authoring.rules import suite_files
+from chunklab.lessons import get_lesson
+from chunklab.suite_run.plugin import GradingPlugin, SuiteEntry, stage_notes, submission_key
+from chunklab.suite_run.pytest_run import pytest_arguments
+from chunklab.suites.checks import RuleBroken
+
+
+class Collected:
+    """Each item's location as the plugin left it, and as pytest works it out itself."""
+
+    def __init__(self) -> None:
+        self.locations: list[tuple[tuple, tuple]] = []
+        self.order: list[str | None] = []
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        own = pytest.Item.location
+        assert isinstance(own, cached_property)
+        for item in items:
+            self.locations.append((item.location, own.func(item)))
+            self.order.append(submission_key(item))
+
+
+def collect(lesson_id: str, keys: list[str]) -> Collected:
+    entries = [SuiteEntry(key, lambda: None) for key in keys]  # never opened: only collected
+    collected = Collected()
+    with contextlib.redirect_stdout(io.StringIO()):
+        pytest.main(
+            pytest_arguments(get_lesson(lesson_id), "--collect-only"),
+            plugins=[GradingPlugin(entries), collected],
+        )
+    return collected
+
+
+def grader_test_count(lesson_id: str) -> int:
+    """How many grader tests a lesson's suite files define."""
+    files = suite_files(get_lesson(lesson_id))
+    return sum(path.read_text().count("\ndef test_") for path in files)
+
+
+def test_every_item_keeps_the_location_pytest_gives_it():
+    collected = collect("chunking_pipeline", ["s0", "s1", "s2"])
+    assert len(collected.locations) == 3 * grader_test_count("chunking_pipeline")
+    for shared, own in collected.locations:
+        assert shared == own
+    names = {location[2] for location, _ in collected.locations}
+    assert "test_defaults[s2]" in names
+
+
+def test_the_tests_of_one_submission_run_together():
+    collected = collect("char_chunk", ["s0", "s1"])
+    tests = grader_test_count("char_chunk")
+    assert tests > 1
+    assert collected.order == ["s0"] * tests + ["s1"] * tests
+
+
+def test_a_failed_check_s_frames_do_not_keep_what_the_submission_returned():
+    # Whoever keeps the exception after the report (pytest keeps the last one), the
+    # frames of the check must not keep a huge answer alive into later tests.
+    def check() -> None:
+        answer = ["x"] * 1000
+        raise RuleBroken(f"Got: {len(answer)} chunks")
+
+    try:
+        check()
+    except RuleBroken:
+        excinfo = pytest.ExceptionInfo.from_current()
+    call = SimpleNamespace(when="call", excinfo=excinfo)
+    data = stage_notes(None, call)  # type: ignore[arg-type]
+    assert data["feedback"] == "Got: 1000 chunks"
+    assert excinfo.tb.tb_next is not None and excinfo.tb.tb_next.tb_frame.f_locals == {}
+
+
+class Registered:
+    """The names of the plugins a session has, once it is configured."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        plugins = config.pluginmanager.list_name_plugin()
+        self.names = {name for name, plugin in plugins if plugin is not None}
+
+
+def test_a_grading_session_has_no_plugin_that_works_at_every_test_for_nothing():
+    registered = Registered()
+    with contextlib.redirect_stdout(io.StringIO()):
+        pytest.main(
+            pytest_arguments(get_lesson("char_chunk"), "--collect-only"),
+            plugins=[GradingPlugin(), registered],
+        )
+    assert {"python", "runner", "fixtures"} <= registered.names
+    # The grading plugin makes every report and outcome itself: nothing shows them,
+    # captures output around each stage or turns them into JSON.
+    unused = {"terminalreporter", "capturemanager", "skipping", "assertion", "pytest_jsonreport"}
+    assert not unused & registered.names

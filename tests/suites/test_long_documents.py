@@ -1,0 +1,238 @@
+"""The long-document rule: the kit's fixed long texts, named in a request rather than sent,
+and the check that the work grows in step with the text, judged by a ratio of CPU times
+that no load changes."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chunklab import kit_texts
+from chunklab.contract import CodeCell
+from chunklab.kit import find_kit, load_reference
+from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, kit_text
+from chunklab.lessons import LESSONS
+from chunklab.sandbox.backend import SandboxBackend
+from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.worker_main import Session
+from chunklab.sandbox.zygote import Zygote, ZygoteSettings
+from chunklab.suite_run.submission_proxy import SubmissionProxy, call_message, describe_call
+from chunklab.suites import long_texts
+from chunklab.suites.checks import RuleBroken
+from chunklab.suites.long_texts import MOST_GROWTH, TIMINGS, expect_long_document, long_text
+from tests.suites.test_window_lessons import grader_tests
+
+pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
+
+KIT = find_kit()
+SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
+
+
+# --- The fixed texts ---------------------------------------------------------------------
+
+
+def test_a_fixed_text_is_named_in_the_request_never_sent():
+    message = call_message("call", "chunk", (long_text(), 10, 2), {})
+    assert message["args"] == [None, 10, 2] and message["texts"] == [[0, f"long-{LONG_LENGTH}"]]
+    assert len(json.dumps(message)) < 200
+    # Feedback still shows the text itself.
+    assert describe_call(message).startswith(f"chunk({long_text()[:20]!r}"[:-1])
+
+
+def test_a_worker_puts_the_named_text_in_its_place():
+    session = Session(texts={"long-20000": "abc def"})
+    session.namespace["count"] = lambda text, n: [len(text), n]
+    request = {"op": "call", "name": "count", "args": [None, 3], "texts": [[0, "long-20000"]]}
+    assert session.call(request) == {"ok": [7, 3]}
+
+
+def test_a_sandboxed_worker_holds_the_kits_texts_from_its_start():
+    with Zygote(ZygoteSettings(Limits())) as zygote:
+        source = "def chunk(text, size, overlap):\n    return [str(len(text)), text[-5:]]\n"
+        backend = SandboxBackend(zygote, (CodeCell(0, "s.py", source),), Limits())
+        backend.load()
+        try:
+            proxy = SubmissionProxy(backend)
+            proxy.begin_test()
+            assert proxy.chunk(long_text(), 1, 0) == [str(LONG_LENGTH), long_text()[-5:]]
+            assert proxy.chunk(long_text(SHORT_LENGTH), 1, 0)[0] == str(SHORT_LENGTH)
+        finally:
+            backend.close()
+
+
+@pytest.fixture
+def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    kit_texts.text_file.cache_clear()
+    kit_texts.kit_text.cache_clear()
+    yield tmp_path / "chunklab" / "texts"
+    kit_texts.text_file.cache_clear()
+    kit_texts.kit_text.cache_clear()
+
+
+def test_a_text_is_made_once_and_kept(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch):
+    name = f"long-{SHORT_LENGTH}"
+    path = kit_texts.text_file(name)
+    assert path.parent == fresh_cache and kit_texts.digest_of(path.read_text()) == (
+        kit_texts.DIGESTS[name]
+    )
+    kit_texts.text_file.cache_clear()
+    monkeypatch.setattr(kit_texts, "make_text", lambda length: pytest.fail("made again"))
+    assert kit_texts.text_file(name) == path
+
+
+def test_a_damaged_kept_text_is_made_again(fresh_cache: Path):
+    name = f"long-{SHORT_LENGTH}"
+    path = kit_texts.text_file(name)
+    path.write_text("edited", encoding="utf-8")
+    kit_texts.text_file.cache_clear()
+    assert kit_text(name) == kit_texts.make_text(SHORT_LENGTH)
+
+
+def test_a_text_that_comes_out_otherwise_is_never_graded_with(
+    fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(kit_texts, "make_text", lambda length: "x" * length)
+    with pytest.raises(kit_texts.KitTextDamaged, match="came out differently"):
+        kit_texts.text_file(f"long-{SHORT_LENGTH}")
+
+
+# --- The growth check, with CPU times given ---------------------------------------------
+
+
+class Timed:
+    """A submission's function whose CPU time on each text is given, call by call."""
+
+    __name__ = "chunk"
+
+    def __init__(self, seconds: dict[int, list[float]]) -> None:
+        self.seconds = {length: iter(times) for length, times in seconds.items()}
+        self.calls: list[int] = []
+
+    def measuring(self, expected: Any) -> Callable[..., tuple[Any, float]]:
+        def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
+            self.calls.append(len(text))
+            return expected, next(self.seconds[len(text)])
+
+        return call
+
+
+def reference_chunk(text: str, size: int, overlap: int) -> list[str]:
+    return [text[:size]]
+
+
+def check(timed: Timed) -> None:
+    expect_long_document(timed, lambda text: (text, 10, 2), reference_chunk)
+
+
+def test_linear_work_many_times_slower_than_the_reference_passes_at_once():
+    timed = Timed({LONG_LENGTH: [1.2], SHORT_LENGTH: [0.1]})
+    check(timed)
+    assert timed.calls == [LONG_LENGTH, SHORT_LENGTH]
+
+
+def test_work_that_grows_with_the_square_fails_each_timing():
+    timed = Timed({LONG_LENGTH: [1.0] * TIMINGS, SHORT_LENGTH: [0.01] * TIMINGS})
+    with pytest.raises(RuleBroken) as failed:
+        check(timed)
+    assert len(timed.calls) == 2 * TIMINGS
+    message = str(failed.value)
+    assert message.startswith("Input: chunk('")
+    assert message.endswith(
+        f"and the same with the text's first {SHORT_LENGTH:,} characters\n"
+        "On the text ten times longer, your code took far more than a few times ten as "
+        "long (its own CPU time): its work grows faster than the text. Look for work done "
+        "again at every chunk on the whole text or the rest of it: slicing or searching it "
+        "anew, splitting it again, or building a new list from the old one."
+    )
+    assert not any(char.isdigit() for char in message.split("\n")[-1])  # no figure varies
+
+
+def test_a_timing_slowed_by_the_machine_is_timed_again_and_the_least_counts():
+    # The long text's first timing is three times what the code needs (a busy machine).
+    timed = Timed({LONG_LENGTH: [3.0, 1.0], SHORT_LENGTH: [0.1, 0.12]})
+    check(timed)
+    assert timed.calls == [LONG_LENGTH, SHORT_LENGTH] * 2
+
+
+def test_the_limit_of_growth_is_a_few_times_ten():
+    assert 20 <= MOST_GROWTH <= 40
+    check(Timed({LONG_LENGTH: [MOST_GROWTH * 0.1], SHORT_LENGTH: [0.1]}))
+
+
+def test_a_wrong_short_answer_is_a_wrong_answer():
+    class Wrong(Timed):
+        def measuring(self, expected: Any) -> Callable[..., tuple[Any, float]]:
+            def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
+                return (expected if len(text) == LONG_LENGTH else ["wrong"]), 0.1
+
+            return call
+
+    with pytest.raises(RuleBroken, match="The answer is wrong; the time is not the problem"):
+        check(Wrong({}))
+
+
+# --- In a real worker, with the machine made busy ----------------------------------------
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+@pytest.fixture
+def busy_machine() -> Iterator[None]:
+    """Two processes that use a CPU each for as long as the test runs."""
+    context = multiprocessing.get_context("fork")
+    spinners = [context.Process(target=spin, daemon=True) for _ in range(2)]
+    for spinner in spinners:
+        spinner.start()
+    yield
+    for spinner in spinners:
+        spinner.kill()
+        spinner.join()
+
+
+
+def long_document_outcome(zygote: Zygote, path: Path, lesson: str) -> str:
+    """How the lesson's long-document test ends for `path`, run in a real worker."""
+    backend = SandboxBackend(zygote, (CodeCell(0, path.name, path.read_text()),), Limits())
+    backend.load()
+    try:
+        proxy = SubmissionProxy(backend)
+        proxy.begin_test(long_texts.LONG_TEXT_SECONDS)
+        test = grader_tests(lesson, "hidden")["test_a_long_document"]
+        reference = load_reference(KIT, LESSONS[lesson])
+        try:
+            test(submission=proxy, reference=reference)  # type: ignore[operator]
+        except RuleBroken as broken:
+            return "failed: " + str(broken).rsplit("\n", 1)[-1][:40]
+        return "passed"
+    finally:
+        backend.close()
+
+
+# The quadratic known mistake that grows the least, a recursive one, the linear alternative
+# twenty times slower than the reference, and the one a busy machine used to fail.
+SAMPLE = {
+    ("mistakes", "chunking_pipeline", "spans_list_rebuilt_every_step.py"): "failed: On the text",
+    ("mistakes", "char_chunk", "recursive_windows.py"): "failed: It raised RecursionError",
+    ("alternatives", "char_chunk", "slow_checks_every_character.py"): "passed",
+    ("alternatives", "chunking_pipeline", "hybrid_generator.py"): "passed",
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the machine is made busy by forking")
+def test_on_a_busy_machine_growing_work_fails_and_slow_linear_work_passes(busy_machine):
+    with Zygote(ZygoteSettings(Limits())) as zygote:
+        outcomes = {
+            key: long_document_outcome(zygote, SOLUTIONS.joinpath(*key), key[1])[: len(want)]
+            for key, want in SAMPLE.items()
+        }
+    assert outcomes == SAMPLE

@@ -1,0 +1,171 @@
+"""The chunking_pipeline grader suite itself: markers, rule texts, feedback, repeatability.
+
+A validation run already proves the reference gets full marks, the stub zero and every
+known mistake less; these tests cover what it does not look at.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chunklab.kit import find_kit, load_reference
+from chunklab.kit_texts import make_text
+from chunklab.lessons import get_lesson
+from chunklab.scoring.report import TestOutcome
+from chunklab.suite_run.in_process import InProcessBackend
+from chunklab.suite_run.pytest_run import run_suite
+from chunklab.suite_run.submission_proxy import SubmissionProxy
+from chunklab.suites.chunking_pipeline import hidden_cutting
+from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
+from chunklab.suites.chunking_pipeline.test_hidden import LONG_SETTINGS, reference_chunks
+from chunklab.suites.chunking_pipeline.test_visible import keep_all
+from chunklab.suites.chunking_pipeline.text_scans import TextScan
+from chunklab.suites.long_texts import long_text
+
+LESSON = get_lesson("chunking_pipeline")
+KIT = find_kit()
+REFERENCE = load_reference(KIT, LESSON)
+
+
+def grade_source(source: str, label: str = "submission.py") -> list[TestOutcome]:
+    backend = InProcessBackend()
+    loaded = backend.request(
+        {"op": "load", "cells": [{"index": 0, "label": label, "source": source}]}
+    )
+    assert loaded["problems"] == []
+    return run_suite(LESSON, SubmissionProxy(backend), reference=REFERENCE)
+
+
+def grade_file(path: Path) -> list[TestOutcome]:
+    return grade_source(path.read_text(), str(path))
+
+
+def by_name(outcomes: list[TestOutcome]) -> dict[str, TestOutcome]:
+    return {outcome.name: outcome for outcome in outcomes}
+
+
+@pytest.fixture(scope="module")
+def reference_outcomes() -> list[TestOutcome]:
+    return grade_file(KIT.solution(LESSON))
+
+
+def test_every_test_has_a_rule_whole_points_and_the_visibility_of_its_file(reference_outcomes):
+    assert reference_outcomes
+    for outcome in reference_outcomes:
+        file_name = outcome.name.split("::")[0]
+        # test_hidden.py, or a further module of hidden checks such as test_hidden_positions.py.
+        kind = file_name.removeprefix("test_").removesuffix(".py").split("_")[0]
+        assert kind in ("visible", "hidden"), outcome.name
+        assert outcome.visibility == kind, outcome.name
+        assert outcome.rule.strip() and outcome.rule.endswith("."), outcome.name
+        assert outcome.max_score >= 1 and outcome.max_score == int(outcome.max_score)
+        assert outcome.outcome == "passed", (outcome.name, outcome.feedback)
+    total = sum(outcome.max_score for outcome in reference_outcomes)
+    visible = sum(o.max_score for o in reference_outcomes if o.visibility == "visible")
+    # The public checks are not the grade: answering them alone must stay far from a pass.
+    assert total >= 25
+    assert visible <= total / 3
+
+
+def test_rule_texts_are_unique_within_a_suite_file(reference_outcomes):
+    for visibility in ("visible", "hidden"):
+        rules = [o.rule for o in reference_outcomes if o.visibility == visibility]
+        assert len(set(rules)) == len(rules)
+
+
+def test_feedback_names_input_expected_and_got():
+    outcomes = by_name(grade_file(KIT.mistakes(LESSON) / "metadata_none_passed_through.py"))
+    failed = outcomes["test_hidden.py::test_metadata_carried"]
+    assert failed.outcome == "failed"
+    assert failed.feedback == (
+        "Input: ChunkingPipeline(chunk_size=40, overlap=5, min_chunk_size=0).process_document("
+        "{'id': 'n', 'title': 'T', 'body': 'The c ...[186 characters left out]... Was the "
+        "cat sad? No. It slept at last.'}), on a pipeline that had already answered 1 other "
+        "call\n"
+        "Expected: chunk 0's metadata to be {}\n"
+        "Got: None"
+    )
+
+
+def test_a_returned_tuple_fails_the_type_check_with_feedback():
+    reference = KIT.solution(LESSON).read_text()
+    source = reference + (
+        "\n\nclass ChunkingPipeline(ChunkingPipeline):\n"
+        "    def chunk_text(self, text):\n"
+        "        return tuple(super().chunk_text(text))\n"
+    )
+    outcomes = by_name(grade_source(source))
+    failed = outcomes["test_visible.py::test_hard_cut_without_whitespace"]
+    assert failed.outcome == "failed"
+    assert failed.feedback.startswith(
+        "Input: ChunkingPipeline(chunk_size=30, overlap=5, min_chunk_size=0).chunk_text("
+    )
+    assert "\nExpected: a list of str\nGot: <a tuple: ('abcdefghijklmnopqrstuvwxyzabcd', " in (
+        failed.feedback
+    )
+    # process_document does not go through chunk_text here, so it still passes.
+    assert outcomes["test_visible.py::test_document_chunk_fields"].outcome == "passed"
+
+
+def test_grading_twice_gives_the_same_outcomes():
+    # A mistake that fails a property test: the random examples must be the same each run.
+    path = KIT.mistakes(LESSON) / "only_period_and_space.py"
+    first, second = grade_file(path), grade_file(path)
+    assert first == second
+    assert by_name(first)["test_hidden.py::test_random_texts_follow_cutting_rules"].outcome == (
+        "failed"
+    )
+
+
+def test_the_reference_chunks_of_the_long_document_follow_the_cutting_rules():
+    # The long-document check passes an answer equal to the reference's without
+    # looking at it again: that answer must itself follow every cutting rule.
+    text = long_text()
+    chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
+    assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, chunks) == chunks
+
+
+def test_the_allowed_ends_of_a_long_text_are_worked_out_once_per_start(monkeypatch):
+    real, starts = hidden_cutting.allowed_ends, []
+
+    def counted(text, start, *args, **kwargs):
+        starts.append(start)
+        return real(text, start, *args, **kwargs)
+
+    monkeypatch.setattr(hidden_cutting, "allowed_ends", counted)
+    text = make_text(hidden_cutting.KEPT_FROM_LENGTH + 7)
+    chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
+    for _ in range(2):
+        assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, chunks) == chunks
+    assert len(starts) == len(set(starts)) == len(chunks) - 1
+    # A short text's are not kept.
+    starts.clear()
+    short = text[:300]
+    chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, short)
+    for _ in range(2):
+        check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), short, chunks)
+    assert len(starts) == 2 * (len(chunks) - 1)
+
+
+# Marks and whitespace of every kind together, at both ends and one after another.
+SCANNED = (
+    " \tOne. Two!  Three?\u00a0four.five\n\nsix ?. seven\u2028eight.\u3000 nine\u00a0\u00a0ten. "
+)
+
+
+@pytest.mark.parametrize("settings", [(6, 0), (7, 2), (12, 5), (20, 2), (3, 1)])
+@pytest.mark.parametrize("any_whitespace", [False, True])
+def test_a_text_scanned_once_allows_the_same_ends_as_its_windows(settings, any_whitespace):
+    text = SCANNED * 3 + make_text(400)
+    scan = TextScan(text)
+    chunk_size, overlap = settings
+    for start in range(len(text) - chunk_size):
+        windowed = hidden_cutting.allowed_ends(
+            text, start, chunk_size, overlap, any_whitespace=any_whitespace
+        )
+        scanned = hidden_cutting.allowed_ends(
+            text, start, chunk_size, overlap, any_whitespace=any_whitespace, scan=scan
+        )
+        assert scanned == windowed, start
