@@ -3,6 +3,7 @@ generous ceiling), and a runaway in memory is stopped by its growth."""
 
 from __future__ import annotations
 
+import re
 import types
 from typing import cast
 
@@ -285,6 +286,17 @@ def test_memory_that_keeps_growing_towards_the_limit_is_stopped_before_it():
     # Both kinds of code that grow this way are named: a loop and a copying recursion.
     assert "a loop that keeps adding to a list" in str(stopped.value)
     assert "calls itself on a copy of the rest of the text" in str(stopped.value)
+
+
+def test_the_memory_verdict_says_the_same_whatever_the_sizes_measured():
+    # Two runs of one runaway rarely measure the same sizes: the feedback must not differ.
+    verdicts = []
+    for start, step in ((10.0, 40.0), (37.0, 55.0)):
+        with pytest.raises(Verdict) as stopped:
+            grow([start + step * n for n in range(11)])
+        verdicts.append(str(stopped.value))
+    assert verdicts[0] == verdicts[1]
+    assert not re.search(r"\d+ MB a second|\(\d+ MB", verdicts[0])
 
 
 def test_growth_is_judged_by_the_calls_own_time_so_a_busy_machine_changes_nothing():
