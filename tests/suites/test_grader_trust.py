@@ -214,7 +214,7 @@ def test_a_missing_metadata_key_is_shown_as_python_shows_it():
 
 
 def test_a_wrong_whitespace_cut_is_not_blamed_on_sentence_ends():
-    from tests.test_pipeline_lesson import grade_file
+    from tests.suites.test_pipeline_lesson import grade_file
 
     outcomes = grade_file(mistake("chunking_pipeline", "first_whitespace.py"))
     failed = {o.name.split("::")[1] for o in outcomes if o.outcome != "passed"}
