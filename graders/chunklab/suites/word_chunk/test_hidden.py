@@ -74,6 +74,9 @@ def test_word_windows_on_other_texts(submission, reference):
         ("a b c d e f g", 3, 1),
         ("a b c d e f g", 3, 0),
         ("a b c d e f g", 2, 1),
+        # Overlaps above half the size: the step is still size - overlap words.
+        ("a b c d e f g", 4, 3),
+        ("one two three four five six", 5, 3),
     ]
     same_as_reference(submission, reference, "solve", calls)
 
