@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from chunklab.scoring.report import GradeReport, TestOutcome
-from chunklab.suites.tries import TRY_PREFIX
+from chunklab.suites.checks import TRY_PREFIX
 
 CHOICES = ("full", "rule", "none")
 DEFAULT = "rule"

@@ -19,6 +19,9 @@ import pytest
 from chunklab.contract import NOT_THE_SUBMISSIONS_ANSWER
 
 MAX_SHOWN = 240
+# How a failure's offer of an input to try begins (see `tries`); the feedback policy looks
+# for it, and the student bundle, which has no hidden check, has it here.
+TRY_PREFIX = "Try: "
 T = TypeVar("T")
 
 
