@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from chunklab.scoring.feedback_policy import with_hidden_feedback
+from chunklab.scoring.feedback_policy import input_to_try, with_hidden_feedback
 from chunklab.scoring.report import GradeReport, Outcome, TestOutcome, Visibility
 from tests.conftest import KIT_ROOT
 
@@ -90,8 +90,12 @@ def test_every_output_follows_the_policy(
     assert visible and all("Input:" in t["feedback"] for t in visible)
     if policy == "full":
         assert all("Input:" in t["feedback"] for t in failures)
-    else:
+    elif policy == "none":
         assert all(t["feedback"] == "" for t in failures)
+    else:
+        # Only an input to try, a public or made-up one, never the hidden input.
+        assert all(t["feedback"] in ("", input_to_try(t["feedback"])) for t in failures)
+        assert any(t["feedback"].startswith("Try: ") for t in failures)
     if policy == "none":
         assert {t["rule"] for t in failures} == {"a hidden check"}
     gradescope = chunklab(

@@ -17,7 +17,13 @@ from chunklab.suites.checks import RuleBroken, expect_result, result_of
 from chunklab.suites.chunking_pipeline import test_visible as pipeline_visible
 from chunklab.suites.long_texts import LONG_TEXT_SECONDS, same_as_expected, timed_right_answer
 from chunklab.suites.word_chunk import test_hidden as word_hidden
-from tests.suites.test_window_lessons import failure_of, grader_tests, proxy_for, run_test
+from tests.suites.test_window_lessons import (
+    failure_of,
+    grader_tests,
+    hidden_part,
+    proxy_for,
+    run_test,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
 
@@ -43,7 +49,7 @@ def test_a_text_normalised_first_breaks_the_every_character_counts_rule():
     ]
     run_test(test, proxy_for(reference("char_chunk"))[0], "char_chunk")
     proxy, _ = proxy_for(mistake("char_chunk", "unicode_normalised_first.py"))
-    assert failure_of(test, proxy, "char_chunk") == (
+    assert hidden_part(failure_of(test, proxy, "char_chunk")) == (
         "Input: chunk('Cafe\u0301 au lait', 5, 1)\n"
         "Expected: ['Cafe\u0301', '\u0301 au ', ' lait']\n"
         "Got: ['Caf\u00e9 ', ' au l', 'lait']\n"
@@ -76,7 +82,7 @@ def test_splitting_at_ascii_whitespace_only_breaks_the_unicode_whitespace_rule(n
     test = grader_tests("word_chunk", "hidden")["test_unicode_whitespace_separates_words"]
     run_test(test, proxy_for(reference("word_chunk"))[0], "word_chunk")
     proxy, _ = proxy_for(mistake("word_chunk", name))
-    assert failure_of(test, proxy, "word_chunk") == (
+    assert hidden_part(failure_of(test, proxy, "word_chunk")) == (
         "Input: solve('one\\u2028two\\x85three\\xa0four', 2, 1)\n"
         "Expected: ['one two', 'two three', 'three four']\n"
         "Got: ['one\\u2028two\\x85three\\xa0four']"

@@ -18,7 +18,7 @@ import pytest
 
 from chunklab.suite_run.in_process import InProcessBackend
 from chunklab.suite_run.submission_proxy import SubmissionProxy
-from chunklab.suites.checks import RuleBroken
+from chunklab.suites.checks import TRY_PREFIX, RuleBroken
 
 # The grader suites' own markers (rule, points, visibility) are registered by the
 # grading plugin, not in this test session.
@@ -85,6 +85,11 @@ def run_test(fn, proxy: SubmissionProxy, lesson: str) -> None:
     wanted = inspect.signature(fn).parameters
     fixtures = {"submission": proxy, "reference": load_module(ROOT / "solutions" / f"{lesson}.py")}
     fn(**{name: value for name, value in fixtures.items() if name in wanted})
+
+
+def hidden_part(feedback: str) -> str:
+    """A hidden check's feedback on its own input, without the input it offers to try."""
+    return feedback.split(f"\n{TRY_PREFIX}", 1)[0]
 
 
 def failure_of(fn, proxy: SubmissionProxy, lesson: str) -> str:
@@ -157,7 +162,7 @@ def test_split_on_single_spaces_is_shown_with_input_expected_and_got():
     mistake = ROOT / "solutions" / "mistakes" / "word_chunk" / "split_on_single_space.py"
     proxy, _ = proxy_for(mistake)
     test = grader_tests("word_chunk", "hidden")["test_spaces_at_both_ends_with_size_one"]
-    assert failure_of(test, proxy, "word_chunk") == (
+    assert hidden_part(failure_of(test, proxy, "word_chunk")) == (
         "Input: solve('  hello world  ', 1, 0)\n"
         "Expected: ['hello', 'world']\n"
         "Got: ['', '', 'hello', 'world', '', '']"

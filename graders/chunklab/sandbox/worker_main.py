@@ -111,6 +111,19 @@ def blocked_message(modules):
     )
 
 
+def syntax_tree(source, label):
+    """The cell's syntax tree. CPython 3.11 keeps the depth count of its AST builder in
+    one place per interpreter, so a conversion that starts inside another (a finalizer
+    the garbage collector runs mid-way) ends with a false "recursion depth mismatch"
+    SystemError; the count starts afresh at every call, so once more gives the tree."""
+    try:
+        return compile(source, label, "exec", ast.PyCF_ONLY_AST)
+    except SystemError as exc:
+        if "recursion depth mismatch" not in str(exc):
+            raise
+        return compile(source, label, "exec", ast.PyCF_ONLY_AST)
+
+
 def outside_imports(tree, allowed):
     """The modules an AST imports that are not allowed: anywhere, even in a try or a function.
 
@@ -432,7 +445,7 @@ class Session:
         for cell in cells:
             label = cell["label"]
             try:
-                tree = compile(cell["source"], label, "exec", ast.PyCF_ONLY_AST)
+                tree = syntax_tree(cell["source"], label)
                 blocked += [n for n in outside_imports(tree, allowed) if n not in blocked]
                 compiled.append((cell, compile(tree, label, "exec")))
             except SyntaxError as exc:

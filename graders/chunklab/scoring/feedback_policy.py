@@ -5,7 +5,9 @@ student who sees them in the feedback could collect them over resubmissions
 and answer them by heart. Visible tests always keep their full feedback.
 
 - `full`: the rule, the input, what was expected and what the code returned;
-- `rule`: the rule only (the default);
+- `rule`: the rule (the default), and an input to try when the check found one:
+  a public or made-up input, never a hidden one, that breaks the same rule for
+  this submission (the feedback's part from its line starting "Try: ");
 - `none`: points only, and not even which rule a hidden test checks.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from chunklab.scoring.report import GradeReport, TestOutcome
+from chunklab.suites.checks import TRY_PREFIX
 
 CHOICES = ("full", "rule", "none")
 DEFAULT = "rule"
@@ -23,7 +26,7 @@ def hidden_test_shown(test: TestOutcome, number: int, policy: str) -> TestOutcom
     if test.visibility != "hidden" or policy == "full":
         return test
     if policy == "rule":
-        return replace(test, feedback="")
+        return replace(test, feedback=input_to_try(test.feedback))
     return replace(
         test,
         name=f"hidden check {number}",
@@ -31,6 +34,19 @@ def hidden_test_shown(test: TestOutcome, number: int, policy: str) -> TestOutcom
         outcome="passed" if test.outcome == "passed" else "failed",
         feedback="",
     )
+
+
+def input_to_try(feedback: str) -> str:
+    """The part of a hidden check's feedback that offers an input to try; "" when none does.
+
+    The offered input is always the feedback's last part, after what the hidden
+    input showed; the values shown there are quoted, so no line of theirs starts
+    with the prefix.
+    """
+    if feedback.startswith(TRY_PREFIX):
+        return feedback
+    _, found, tried = feedback.rpartition(f"\n{TRY_PREFIX}")
+    return f"{TRY_PREFIX}{tried}" if found else ""
 
 
 def with_hidden_feedback(report: GradeReport, policy: str) -> GradeReport:

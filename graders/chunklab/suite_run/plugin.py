@@ -23,7 +23,7 @@ import pytest
 
 from chunklab.contract import CallTimedOut, WorkerCrashed
 from chunklab.errors import SubmissionError
-from chunklab.scoring.outcomes import outcome_of
+from chunklab.scoring.outcomes import BuildsOn, outcome_of, settled
 from chunklab.scoring.report import TestOutcome
 from chunklab.suite_run.submission_proxy import SubmissionProxy
 from chunklab.suites.checks import RuleBroken, shorten
@@ -67,8 +67,10 @@ class GradingPlugin:
         self.open_proxies: dict[str, SubmissionProxy] = {}
         # The notes of each test still running, and whether its stages so far passed.
         self.running: dict[str, tuple[dict[str, Any], bool]] = {}
-        # Each submission's outcomes, as its tests end.
+        # Each submission's outcomes, as its tests end, and those that said to fix a basic
+        # rule first: whether that holds is known once all its tests have run.
         self.outcomes: dict[str, list[TestOutcome]] = {}
+        self.building_on: dict[str, list[BuildsOn]] = {}
         self.finished = False
 
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -160,7 +162,15 @@ class GradingPlugin:
             return
         key = str(notes.get("submission"))
         outcome = outcome_of(item.nodeid, notes, passed_so_far and passed)
-        self.outcomes.setdefault(key, []).append(outcome)
+        done = self.outcomes.setdefault(key, [])
+        if outcome.outcome != "passed" and notes.get("builds_on"):
+            waiting = BuildsOn(len(done), notes["builds_on"], notes["alone"])
+            self.building_on.setdefault(key, []).append(waiting)
+        done.append(outcome)
+
+    def outcomes_of(self, key: str) -> list[TestOutcome]:
+        """A submission's outcomes once its tests have all run (see `settled`)."""
+        return settled(self.outcomes.get(key, []), self.building_on.get(key, []))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self.finished = True
@@ -178,6 +188,9 @@ def stage_notes(item: pytest.Item, call: pytest.CallInfo) -> dict[str, Any]:
         }
     if call.excinfo is not None and call.when in ("setup", "call"):
         data["kind"], data["feedback"] = classify_failure(call.excinfo.value)
+        if isinstance(call.excinfo.value, RuleBroken) and call.excinfo.value.builds_on:
+            data["builds_on"] = call.excinfo.value.builds_on
+            data["alone"] = call.excinfo.value.alone
     if call.excinfo is not None:
         # The report is made: the failure's frames (holding what the submission
         # returned) must not outlive the test, whoever keeps the exception.

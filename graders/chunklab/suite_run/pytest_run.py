@@ -127,7 +127,7 @@ def run_suites(
         raise KitLayoutError(f"the grader suite of {lesson.id} is broken: {detail}")
     return SuiteRun(
         outcomes={
-            entry.key: visible_first(grading.outcomes.get(entry.key, []))
+            entry.key: visible_first(grading.outcomes_of(entry.key))
             for entry in entries
             if entry.key not in grading.load_errors
         },

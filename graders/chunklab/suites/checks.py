@@ -19,6 +19,9 @@ import pytest
 from chunklab.contract import NOT_THE_SUBMISSIONS_ANSWER
 
 MAX_SHOWN = 240
+# How a failure's offer of an input to try begins (see `tries`); the feedback policy looks
+# for it, and the student bundle, which has no hidden check, has it here.
+TRY_PREFIX = "Try: "
 T = TypeVar("T")
 
 
@@ -29,10 +32,16 @@ class RuleBroken(pytest.fail.Exception):  # type: ignore[name-defined]  # set at
     and pytest skips rendering a long traceback for every failed check.
     """
 
-    def __init__(self, message: str, *, raised: bool = False) -> None:
+    def __init__(
+        self, message: str, *, raised: bool = False, builds_on: str = "", alone: str = ""
+    ) -> None:
         super().__init__(message, pytrace=False)
         # The submission raised an exception rather than returning a wrong answer.
         self.raised = raised
+        # A check built on a basic rule that the input broke (see `building_on`): the rule,
+        # and the basic check's own message, for when that rule's own tests all passed.
+        self.builds_on = builds_on
+        self.alone = alone
 
     def __str__(self) -> str:
         return self.msg
@@ -370,15 +379,19 @@ def building_on(rule: str, check: Callable[[], T]) -> T:
 
     When the basic rule is broken, the check built on it cannot tell anything
     new: it says which rule to fix first, under its own name, instead of
-    repeating the basic rule's message.
+    repeating the basic rule's message. That is only true when the basic rule's
+    own tests failed too: the grading plugin keeps the basic check's message
+    (`alone`) for a run where they all passed, and shows it instead.
     """
     try:
         return check()
     except RuleBroken as broken:
-        if broken.raised:
+        if broken.raised or broken.builds_on:
             raise  # an exception says more than "fix that rule first"
         first_line = str(broken).split("\n", 1)[0]
-        raise RuleBroken(f"{first_line}\nNot checked: fix '{rule}' first.") from None
+        raise RuleBroken(
+            f"{first_line}\nNot checked: fix '{rule}' first.", builds_on=rule, alone=str(broken)
+        ) from None
 
 
 def type_name(value: Any) -> str:

@@ -100,10 +100,15 @@ def expect_right_in_time(
     try:
         judge(value)
     except RuleBroken as wrong:
+        in_time = (
+            f"\nThe answer is wrong; the time is not the problem (it came within "
+            f"{seconds:g} seconds)."
+        )
         raise RuleBroken(
-            f"{wrong}\nThe answer is wrong; the time is not the problem (it came within "
-            f"{seconds:g} seconds).",
+            f"{wrong}{in_time}",
             raised=wrong.raised,
+            builds_on=wrong.builds_on,
+            alone=f"{wrong.alone}{in_time}" if wrong.builds_on else "",
         ) from None
     return value
 

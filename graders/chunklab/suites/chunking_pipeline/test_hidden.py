@@ -78,30 +78,36 @@ def test_edge_settings_accepted(submission):
 )
 @pytest.mark.points(1)
 def test_defaults(submission):
-    # Given by position: chunk_size 12, overlap 3, min_chunk_size 5. On one letter repeated
-    # the lengths say which setting went where.
-    settings, text, lengths = (12, 3, 5), "a" * 30, [12, 12, 12]
-    instance = result_of(submission.ChunkingPipeline, settings)
-    chunk_text = named(instance.chunk_text, f"ChunkingPipeline{settings}.chunk_text")
+    # Each pipeline is judged against the same submission's pipeline with the settings
+    # written out, so only where the defaults and the order of the settings go counts:
+    # how the chunks are cut is the cutting rules' to judge.
+    check_same_settings(submission, (12, 3, 5), "a" * 30)
+    for text in ("a" * 1200, "b" * 99, "b" * 100):
+        check_same_settings(submission, (), text)
+
+
+DEFAULT_SETTINGS = {"chunk_size": 500, "overlap": 50, "min_chunk_size": 100}
+
+
+def check_same_settings(submission: Any, given: tuple[int, ...], text: str) -> None:
+    """ChunkingPipeline(*given) cuts `text` as the pipeline with every setting named does:
+    those given by position in the order of the rule, the others at their defaults."""
+    names = list(DEFAULT_SETTINGS)
+    written = {**DEFAULT_SETTINGS, **dict(zip(names, given, strict=False))}
+    shown = ", ".join(map(str, given))
+    instance = result_of(submission.ChunkingPipeline, given)
+    chunk_text = named(instance.chunk_text, f"ChunkingPipeline({shown}).chunk_text")
     chunks = expect_list_of_strings(
         result_of(chunk_text, (text,)), given=call_text(chunk_text, (text,))
     )
-    expect(
-        [len(chunk) for chunk in chunks] == lengths,
-        given=call_text(chunk_text, (text,)),
-        expected=f"chunks of these lengths: {lengths}",
-        got=Described(f"lengths {[len(chunk) for chunk in chunks]}"),
-    )
-    pipe = Pipeline(submission)
-    for text, lengths in (("a" * 1200, [500, 500, 300]), ("b" * 99, []), ("b" * 100, [100])):
-        # One letter repeated: the chunks are right exactly when their lengths are.
-        chunks = pipe.chunk_text(text)
-        got = [len(chunk) for chunk in chunks]
-        expect(
-            got == lengths,
-            given=pipe.given("chunk_text", text),
-            expected=f"chunks of these lengths: {lengths}",
-            got=Described(f"lengths {got}"),
+    wanted = Pipeline(submission, **written).chunk_text(text)
+    if chunks != wanted:
+        label = ", ".join(f"{name}={value}" for name, value in written.items())
+        lengths = [len(chunk) for chunk in wanted]
+        fail(
+            given=call_text(chunk_text, (text,)),
+            expected=f"the chunks of ChunkingPipeline({label}), of lengths {lengths}",
+            got=Described(f"chunks of lengths {[len(chunk) for chunk in chunks]}"),
         )
 
 
@@ -570,6 +576,8 @@ MIXED = (
     "Mixed text: short. Then a longer sentence follows here!\tTabs too?\nYes. "
     "A-word-without-any-breaks-that-goes-on-and-on here. End."
 )
+# Sentence marks followed by runs of whitespace, some longer than what is left of a window.
+RUNS = "Yes.   \t\n  No way.    Maybe so! \n\n  \t Fine.  It ends.\t\t\t\t\t\t Here."
 
 
 @pytest.mark.rule("A chunk_size of 0 or less raises ValueError.")
@@ -620,6 +628,10 @@ def test_text_that_fits_other_texts(submission):
 def test_chunks_are_overlapping_pieces_other_texts(submission):
     for chunk_size, overlap in ((45, 10), (20, 19), (8, 2)):
         basic_cuts(keep_all(submission, chunk_size, overlap), MIXED)
+    # Runs of whitespace after sentence marks: wherever a chunk ends in such a run, the
+    # next one starts overlap characters before that end.
+    for chunk_size, overlap in ((14, 3), (11, 2)):
+        basic_cuts(keep_all(submission, chunk_size, overlap), RUNS)
 
 
 @pytest.mark.rule(
@@ -628,7 +640,14 @@ def test_chunks_are_overlapping_pieces_other_texts(submission):
 )
 @pytest.mark.points(1)
 def test_no_chunk_longer_other_texts(submission):
-    for chunk_size, overlap, text in ((30, 7, MIXED), (9, 8, "x" * 100), (2, 1, "a b. c")):
+    # RUNS: a chunk that ends in a run of whitespace after a mark stops where its window does.
+    for chunk_size, overlap, text in (
+        (30, 7, MIXED),
+        (9, 8, "x" * 100),
+        (2, 1, "a b. c"),
+        (14, 3, RUNS),
+        (11, 2, RUNS),
+    ):
         pipe = keep_all(submission, chunk_size, overlap)
         check_lengths(pipe, text, pipe.chunk_text(text), pipe.given("chunk_text", text))
 

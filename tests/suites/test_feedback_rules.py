@@ -1,0 +1,186 @@
+"""Feedback that names the rule broken: each mistake fails its rule's own check, "fix that
+rule first" only after that rule's check failed, and a hidden failure offers an input to try
+that is not a hidden one and shows the failure for this submission."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+
+import pytest
+
+from chunklab.scoring.feedback_policy import input_to_try, with_hidden_feedback
+from chunklab.scoring.outcomes import BuildsOn, settled
+from chunklab.scoring.report import GradeReport, TestOutcome
+from chunklab.suites.checks import TRY_PREFIX, RuleBroken
+from chunklab.suites.tries import CHAR_CALLS, CHAR_INVALID, WORD_CALLS
+from tests.suites.test_grader_trust import mistake, reference
+from tests.suites.test_window_lessons import (
+    failure_of,
+    grader_tests,
+    load_module,
+    marks,
+    proxy_for,
+    run_test,
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
+
+# --- Each mistake fails the check of the rule it breaks -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lesson", "name", "test_name"),
+    [
+        # The length rule broken only where a whitespace run follows a mark.
+        (
+            "chunking_pipeline",
+            "whitespace_run_kept_past_the_window.py",
+            "test_no_chunk_longer_other_texts",
+        ),
+        # The overlap rule broken only after a mark followed by a whitespace run.
+        (
+            "chunking_pipeline",
+            "next_start_ignores_the_whitespace_run.py",
+            "test_chunks_are_overlapping_pieces_other_texts",
+        ),
+        # The step rule broken only for overlaps above half the size.
+        ("word_chunk", "overlap_capped_at_half_the_size.py", "test_word_windows_on_other_texts"),
+    ],
+)
+def test_a_mistake_fails_the_check_of_its_own_rule(lesson, name, test_name):
+    test = grader_tests(lesson, "hidden")[test_name]
+    run_test(test, proxy_for(reference(lesson))[0], lesson)
+    proxy, _ = proxy_for(mistake(lesson, name))
+    with pytest.raises(RuleBroken) as caught:
+        run_test(test, proxy, lesson)
+    # Broken on the check's own rule: no other rule it builds on is blamed.
+    own_rule = marks(test)["rule"][0]
+    assert caught.value.builds_on in ("", own_rule)
+    assert str(caught.value).startswith("Input: ")
+
+
+def test_the_defaults_check_is_not_failed_by_a_wrong_cut():
+    # A hard cut one character short breaks the hard-cut rule, not the defaults.
+    test = grader_tests("chunking_pipeline", "hidden")["test_defaults"]
+    lesson = "chunking_pipeline"
+    run_test(test, proxy_for(mistake(lesson, "hard_cut_one_short.py"))[0], lesson)
+    proxy, _ = proxy_for(mistake(lesson, "other_defaults.py"))
+    assert "the chunks of ChunkingPipeline(chunk_size=500" in failure_of(test, proxy, lesson)
+
+
+# --- "Not checked: fix that rule first" only after that rule's own check failed ---------
+
+BASIC = "No chunk is longer than chunk_size characters."
+SAID = "Input: x\nNot checked: fix 'No chunk is longer than chunk_size characters.' first."
+ALONE = "Input: x\nExpected: chunk 2 to have at most 4 characters\nGot: 'abcdef'"
+
+
+def test_fix_that_rule_first_stays_when_that_rules_check_failed():
+    outcomes = [
+        TestOutcome("t_length", BASIC, 1.0, "failed", "visible", "Input: y"),
+        TestOutcome("t_cuts", "Chunks end at sentences.", 1.0, "failed", "hidden", SAID),
+    ]
+    assert settled(outcomes, [BuildsOn(1, BASIC, ALONE)]) == outcomes
+
+
+def test_fix_that_rule_first_becomes_what_broke_when_that_rules_check_passed():
+    outcomes = [
+        TestOutcome("t_length", BASIC, 1.0, "passed", "visible"),
+        TestOutcome("t_cuts", "Chunks end at sentences.", 1.0, "failed", "hidden", SAID),
+    ]
+    shown = settled(outcomes, [BuildsOn(1, BASIC, ALONE)])
+    assert shown[0] == outcomes[0]
+    assert shown[1].feedback == f"{ALONE}\nThis breaks the rule '{BASIC}'."
+
+
+def test_a_check_of_the_basic_rule_itself_shows_its_own_failure():
+    outcomes = [
+        TestOutcome("t_length", BASIC, 1.0, "failed", "visible", "Input: y"),
+        TestOutcome("t_length_again", BASIC, 1.0, "failed", "hidden", SAID),
+    ]
+    assert settled(outcomes, [BuildsOn(1, BASIC, ALONE)])[1].feedback == ALONE
+
+
+def graded(chunklab, lesson: str, name: str, policy: str) -> dict:
+    result = chunklab(
+        "grade", "--lesson", lesson, "--hidden-feedback", policy, "--jsonl", mistake(lesson, name)
+    )
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[0])
+
+
+def test_a_graded_report_says_fix_a_rule_first_only_where_that_rule_failed(chunklab):
+    report = graded(chunklab, "chunking_pipeline", "whitespace_run_kept_past_the_window.py", "full")
+    failed = {t["rule"] for t in report["tests"] if t["outcome"] != "passed"}
+    pointed = [re.search(r"Not checked: fix '(.*)' first", t["feedback"]) for t in report["tests"]]
+    assert any(pointed)
+    assert all(found.group(1) in failed for found in pointed if found)
+
+
+# --- A hidden failure offers an input to try ------------------------------------------
+
+
+def test_the_rule_policy_keeps_only_the_input_to_try():
+    hidden = "Input: chunk('secret', 3, 1)\nExpected: ['sec']\nGot: []"
+    tried = "Try: chunk('try', 2, 1)\nExpected: ['tr', 'ry']\nGot: []"
+    assert input_to_try(f"{hidden}\n{tried}") == tried
+    assert input_to_try(hidden) == ""
+    report = GradeReport(
+        "char_chunk",
+        "a.py",
+        "graded",
+        tests=(TestOutcome("h", "rule", 1.0, "failed", "hidden", f"{hidden}\n{tried}"),),
+    )
+    assert with_hidden_feedback(report, "rule").tests[0].feedback == tried
+    assert with_hidden_feedback(report, "none").tests[0].feedback == ""
+    assert with_hidden_feedback(report, "full").tests[0].feedback == f"{hidden}\n{tried}"
+
+
+def offered_call(feedback: str) -> tuple:
+    """The arguments of the call a "Try:" line offers: `chunk('try', 2, 1)` → ('try', 2, 1)."""
+    first = feedback.split("\n", 1)[0].removeprefix(TRY_PREFIX)
+    return ast.literal_eval(first[first.index("(") :])
+
+
+@pytest.mark.parametrize(
+    ("lesson", "name", "function"),
+    [("char_chunk", "step_of_size.py", "chunk"), ("word_chunk", "step_of_size.py", "solve")],
+)
+def test_a_hidden_failure_offers_an_input_that_shows_it_and_is_not_hidden(
+    chunklab, lesson, name, function
+):
+    report = graded(chunklab, lesson, name, "rule")
+    failed = [
+        t for t in report["tests"] if t["visibility"] == "hidden" and t["outcome"] != "passed"
+    ]
+    offered = [t for t in failed if t["feedback"]]
+    assert offered and all(t["feedback"].startswith(TRY_PREFIX) for t in offered)
+    hidden_calls = calls_of_hidden_checks(lesson)
+    wrong = getattr(load_module(mistake(lesson, name)), function)
+    right = getattr(load_module(reference(lesson)), function)
+    for test in offered:
+        call = offered_call(test["feedback"])
+        assert call not in hidden_calls
+        # The input shows the failure for this submission.
+        assert wrong(*call) != right(*call)
+
+
+def calls_of_hidden_checks(lesson: str) -> set[tuple]:
+    """Every call the hidden checks make of the reference, kept inputs included."""
+    proxy, backend = proxy_for(reference(lesson))
+    for test in grader_tests(lesson, "hidden").values():
+        if test.__name__ != "test_a_long_document":
+            run_test(test, proxy, lesson)
+    return set(backend.calls)
+
+
+@pytest.mark.parametrize(
+    ("lesson", "candidates"),
+    [("char_chunk", CHAR_CALLS + CHAR_INVALID), ("word_chunk", WORD_CALLS)],
+)
+def test_no_input_to_try_is_an_input_of_a_hidden_check(lesson, candidates):
+    # The hidden checks' calls include their kept random inputs.
+    hidden = calls_of_hidden_checks(lesson)
+    assert hidden and not hidden & set(candidates)
