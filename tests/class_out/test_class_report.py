@@ -139,11 +139,13 @@ def test_feedback_pages_follow_the_policy_the_run_was_given(tmp_path: Path):
 
 
 def test_matching_code_is_marked_by_whole_lines():
-    from chunklab.class_out.class_report import marked
+    from chunklab.class_out.class_report import Piece, marked
 
     source = "import os\nx = 1\ny = <2>\nz = 3\n"
     # A match from inside line 2 to inside line 3, and one inside line 4 touching it.
     assert marked(source, [(12, 18), (25, 27)]) == (
-        "import os\n<mark>x = 1\ny = &lt;2&gt;\nz = 3</mark>\n"
+        Piece("import os\n", False),
+        Piece("x = 1\ny = <2>\nz = 3", True),
+        Piece("\n", False),
     )
-    assert marked(source, []) == "import os\nx = 1\ny = &lt;2&gt;\nz = 3\n"
+    assert marked(source, []) == (Piece(source, False),)

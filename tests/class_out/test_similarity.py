@@ -115,7 +115,8 @@ def test_pairs_are_only_made_within_a_lesson():
 
 def test_code_longer_than_the_fingerprint_budget_is_not_compared_and_said_so(monkeypatch):
     from chunklab.class_out import similarity
-    from chunklab.class_out.class_report import similarity_html
+    from chunklab.class_out.class_report import RunFacts, class_report_html
+    from chunklab.class_out.class_tally import ClassTally
 
     fingerprinted = []
     real = similarity.fingerprinted
@@ -138,7 +139,7 @@ def test_code_longer_than_the_fingerprint_budget_is_not_compared_and_said_so(mon
     assert [c.student for c in found.not_compared] == ["mal"]
     assert (
         "1 submission(s) hold more than 20,000 characters of code and were not compared: mal."
-        in similarity_html(found)
+        in class_report_html(ClassTally().summary(), RunFacts("", "", 0, (), ""), {}, found)
     )
 
 

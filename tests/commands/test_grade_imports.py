@@ -10,16 +10,19 @@ import subprocess
 import sys
 
 # What grading one submission to stdout never needs: the class's pages and tallies, code
-# similarity, the lesson texts Gradescope's groups come from, other grading processes.
+# similarity, the lesson texts Gradescope's groups come from, other grading processes, the
+# templates the pages are made from.
 ONLY_FOR_CLASS_FILES = (
     "chunklab.class_out.class_outputs",
     "chunklab.class_out.class_report",
     "chunklab.class_out.feedback_page",
+    "chunklab.class_out.pages",
     "chunklab.class_out.similarity",
     "chunklab.report_out.resume",
     "chunklab.class_out.lms",
     "chunklab.authoring.lesson_source",
     "multiprocessing",
+    "jinja2",
 )
 
 

@@ -80,7 +80,7 @@ def test_hostile_text_and_names_never_break_the_output(chunklab, tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
     names = [
-        "a_char_chunk.py",
+        "{{ 7*191 }}{% for x in y %}<script>a_char_chunk.py",  # template syntax, markup
         os.fsdecode(b"b\xe9\xff_char_chunk.py"),  # not UTF-8
         "c\x1b[31m\u2028\u202e_char_chunk.py",
         "José_char_chunk.py",
@@ -113,6 +113,15 @@ def test_hostile_text_and_names_never_break_the_output(chunklab, tmp_path):
         if path.is_file():
             text = path.read_bytes().decode("utf-8")
             assert not RAW.search(text.replace("\n", "")), path
+    # Template syntax and markup a student wrote show as themselves on the pages, never run.
+    syntax = "{{ 7*191 }}{% for x in y %}&lt;script&gt;"
+    pages = [out / "report.html", *(out / "feedback").glob("*.html")]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert "<script" not in text and "1337" not in text, page
+    [theirs] = (out / "feedback").glob("7_191_for_x_in_y_script_a-*.html")
+    for page in (out / "report.html", theirs):
+        assert syntax + "a" in page.read_text(encoding="utf-8")  # the student's name
     written = [json.loads(path.read_text(encoding="utf-8")) for path in files]
     assert sorted(r["submission"] for r in written) == sorted(r["submission"] for r in reports)
 

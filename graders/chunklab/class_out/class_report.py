@@ -11,9 +11,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from chunklab.class_out.class_tally import BINS, ClassSummary, LessonFigures, StudentScore
-from chunklab.class_out.html_page import esc, href, page, points, table
-from chunklab.class_out.similarity import MOST_FINGERPRINTED_CHARS, Similarity, line_spans
+from markupsafe import Markup
+
+from chunklab.class_out.class_tally import (
+    BINS,
+    ClassSummary,
+    LessonFigures,
+    ProblemFigures,
+    RuleFigures,
+    StudentScore,
+)
+from chunklab.class_out.pages import render
+from chunklab.class_out.similarity import (
+    MOST_FINGERPRINTED_CHARS,
+    CodeText,
+    Similarity,
+    SimilarPair,
+    line_spans,
+)
 from chunklab.lessons import LESSONS
 from chunklab.student.showing import cut_middle
 
@@ -34,127 +49,133 @@ class RunFacts:
     duration_s: float
     limits: tuple[tuple[str, str], ...]
     hidden_feedback: str
-    # Sections shown after the facts (ready HTML): the roster, a partial run.
+    # Sections shown after the facts (ready HTML, as the grading run made them): the
+    # roster, a partial run.
     sections: tuple[str, ...] = ()
 
 
-def percent(value: float) -> str:
-    return f"{value * 100:.0f}%"
+@dataclass(frozen=True)
+class Bar:
+    """One bar of the histogram, where it is drawn and what it counts."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    middle: float
+    count: int
+    label: str
 
 
-def histogram_svg(counts: Sequence[int]) -> str:
+@dataclass(frozen=True)
+class Histogram:
+    width: int
+    height: int
+    axis_y: int
+    label_y: int
+    caption_y: int
+    bars: tuple[Bar, ...]
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    rule: RuleFigures
+    # The shortest failing input, cut in the middle when long; "" when none is known.
+    shortest_input: str
+
+
+@dataclass(frozen=True)
+class ProblemRow:
+    problem: ProblemFigures
+    example: str
+
+
+@dataclass(frozen=True)
+class LessonView:
+    figures: LessonFigures
+    title: str
+    histogram: Histogram
+    broken: tuple[RuleRow, ...]
+    problems: tuple[ProblemRow, ...]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A stretch of a submission's code, highlighted when it matches the other side."""
+
+    text: str
+    marked: bool
+
+
+@dataclass(frozen=True)
+class CodeSide:
+    code: CodeText
+    share: float
+    lines: str
+    pieces: tuple[Piece, ...]
+
+
+@dataclass(frozen=True)
+class PairView:
+    pair: SimilarPair
+    first: CodeSide
+    second: CodeSide
+
+
+@dataclass(frozen=True)
+class SimilarityView:
+    similar: Similarity
+    pairs: tuple[PairView, ...]
+    # Pairs kept but not drawn (similarity.csv lists them).
+    more: int
+    most_chars: str = f"{MOST_FINGERPRINTED_CHARS:,}"
+
+
+@dataclass(frozen=True)
+class StudentRow:
+    student: str
+    # Per lesson (in the table's order), the student's scores in it.
+    lessons: tuple[tuple[StudentScore, ...], ...]
+    total: float
+    full: float
+
+
+@dataclass(frozen=True)
+class StudentsTable:
+    headers: tuple[str, ...]
+    numeric: tuple[int, ...]
+    rows: tuple[StudentRow, ...]
+
+
+def histogram(counts: Sequence[int]) -> Histogram:
     """Bars of the score histogram, each labelled with its count and range of percents."""
     width, height, top, bottom = 560, 170, 18, 34
     slot = width / len(counts)
     tallest = max(counts) or 1
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="histogram of scores">',
-        f'<line x1="0" y1="{height - bottom}" x2="{width}" y2="{height - bottom}" '
-        'stroke="#9aa3ad" stroke-width="1"/>',
-    ]
+    bars = []
     for index, count in enumerate(counts):
         low = index * 100 // BINS
         label = f"{low}–{low + 100 // BINS - 1}%" if index < BINS - 1 else f"{low}–100%"
         bar = (height - top - bottom) * count / tallest
         x = index * slot + 4
-        y = height - bottom - bar
-        parts.append(
-            f'<rect x="{x:.1f}" y="{y:.1f}" width="{slot - 8:.1f}" height="{bar:.1f}" '
-            f'fill="#2f6fd6" fill-opacity="0.8"><title>{count} at {label}</title></rect>'
-        )
-        middle = x + (slot - 8) / 2
-        if count:
-            parts.append(
-                f'<text x="{middle:.1f}" y="{y - 4:.1f}" font-size="12" '
-                f'text-anchor="middle" fill="#1d232b">{count}</text>'
-            )
-        parts.append(
-            f'<text x="{middle:.1f}" y="{height - bottom + 16}" font-size="11" '
-            f'text-anchor="middle" fill="#5b6570">{label}</text>'
-        )
-    parts.append(
-        f'<text x="{width / 2:.0f}" y="{height - 2}" font-size="11" text-anchor="middle" '
-        'fill="#5b6570">share of full marks</text></svg>'
-    )
-    return "".join(parts)
+        bars.append(Bar(x, height - bottom - bar, slot - 8, bar, x + (slot - 8) / 2, count, label))
+    return Histogram(width, height, height - bottom, height - bottom + 16, height - 2, tuple(bars))
 
 
-def feedback_link(student: str, names: Mapping[str, str]) -> str:
-    if student not in names:
-        return esc(student)
-    return f'<a href="{href(f"feedback/{names[student]}.html")}">{esc(student)}</a>'
-
-
-def rules_html(figures: LessonFigures) -> str:
-    broken = [rule for rule in figures.rules if rule.broken]
-    if not broken:
-        return "<p>No rule was broken.</p>"
-    rows = [
-        [
-            esc(rule.rule),
-            esc("hidden" if rule.visibility == "hidden" else "public"),
-            f"{rule.broken} of {rule.tested}",
-            f'<span class="bar" style="width:{rule.rate * 60:.0f}px"></span> {percent(rule.rate)}',
-            points(rule.points_lost),
-            f"<code>{esc(cut_middle(rule.shortest_input, INPUT_SHOWN))}</code>"
-            if rule.shortest_input
-            else '<span class="muted">none shown</span>',
-        ]
-        for rule in broken
-    ]
-    headers = ["Rule", "Check", "Broken by", "Rate", "Points lost", "Shortest failing input"]
-    return table(headers, rows, numeric=frozenset({2, 3, 4}), klass="rules")
-
-
-def problems_html(figures: LessonFigures) -> str:
-    if not figures.problems:
-        return "<p>No errors, timeouts or warnings.</p>"
-    rows = [
-        [
-            f'<span class="mono">{esc(problem.kind)}</span>',
-            esc(problem.level),
-            str(problem.submissions),
-            f"<pre>{esc(cut_middle(problem.example, 300))}</pre>",
-        ]
-        for problem in figures.problems
-    ]
-    return table(["Kind", "Level", "Submissions", "Example"], rows, numeric=frozenset({2}))
-
-
-def slowest_html(figures: LessonFigures, names: Mapping[str, str]) -> str:
-    rows = [
-        [feedback_link(t.student, names), esc(t.submission), f"{t.duration_s:.2f}"]
-        for t in figures.slowest
-    ]
-    return table(["Student", "Submission", "Seconds"], rows, numeric=frozenset({2}))
-
-
-def lesson_html(figures: LessonFigures, names: Mapping[str, str]) -> str:
+def lesson_view(figures: LessonFigures) -> LessonView:
     known = LESSONS.get(figures.lesson)
-    title = known.title if known else "Unknown lesson"
-    cards = (
-        ("submissions", str(figures.submissions)),
-        ("graded", str(figures.graded)),
-        ("mean score", f"{points(figures.mean_score)} / {points(figures.max_score)}"),
-        ("full marks", str(figures.full_marks)),
-    )
-    return "\n".join(
-        [
-            f'<h2 id="lesson-{esc(figures.lesson)}">{esc(title)} '
-            f'<span class="muted mono">{esc(figures.lesson)}</span></h2>',
-            '<div class="cards">'
-            + "".join(f'<div class="card">{esc(k)}<b>{v}</b></div>' for k, v in cards)
-            + "</div>",
-            "<h3>Scores</h3>",
-            histogram_svg(figures.histogram),
-            "<h3>Rules, most often broken first</h3>",
-            rules_html(figures),
-            "<h3>Errors, timeouts and warnings</h3>",
-            problems_html(figures),
-            "<h3>Slowest submissions</h3>",
-            slowest_html(figures, names),
-        ]
+    return LessonView(
+        figures=figures,
+        title=known.title if known else "Unknown lesson",
+        histogram=histogram(figures.histogram),
+        broken=tuple(
+            RuleRow(rule, cut_middle(rule.shortest_input, INPUT_SHOWN))
+            for rule in figures.rules
+            if rule.broken
+        ),
+        problems=tuple(
+            ProblemRow(problem, cut_middle(problem.example, 300)) for problem in figures.problems
+        ),
     )
 
 
@@ -172,71 +193,40 @@ def whole_lines(source: str, regions: Sequence[tuple[int, int]]) -> list[tuple[i
     return found
 
 
-def marked(source: str, regions: Sequence[tuple[int, int]]) -> str:
-    """The source with the lines of its matching regions in `<mark>`, escaped, cut if long."""
-    parts, at = [], 0
+def marked(source: str, regions: Sequence[tuple[int, int]]) -> tuple[Piece, ...]:
+    """The source in pieces, the lines of its matching regions marked, cut if long."""
+    pieces, at = [], 0
     for start, end in whole_lines(source, regions):
         if start >= CODE_SHOWN:
             break
         end = min(end, CODE_SHOWN)
-        parts += [esc(source[at:start]), f"<mark>{esc(source[start:end])}</mark>"]
+        pieces += [Piece(source[at:start], False), Piece(source[start:end], True)]
         at = end
-    parts.append(esc(source[at:CODE_SHOWN]))
+    pieces.append(Piece(source[at:CODE_SHOWN], False))
     if len(source) > CODE_SHOWN:
-        parts.append("\n…")
-    return "".join(parts)
+        pieces.append(Piece("\n…", False))
+    return tuple(pieces)
 
 
-def not_compared_html(similar: Similarity) -> str:
-    if not similar.not_compared:
-        return ""
-    names = ", ".join(esc(code.student or code.submission) for code in similar.not_compared)
-    return (
-        f"<p>{len(similar.not_compared)} submission(s) hold more than "
-        f"{MOST_FINGERPRINTED_CHARS:,} characters of code and were not compared: {names}.</p>"
+def code_side(code: CodeText, share: float, regions: tuple[tuple[int, int], ...]) -> CodeSide:
+    spans = line_spans(code.source, regions)
+    lines = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in spans)
+    return CodeSide(code, share, lines, marked(code.source, regions))
+
+
+def similarity_view(similar: Similarity) -> SimilarityView:
+    pairs = tuple(
+        PairView(
+            pair,
+            code_side(pair.first, pair.first_share, pair.first_regions),
+            code_side(pair.second, pair.second_share, pair.second_regions),
+        )
+        for pair in similar.pairs[:PAIRS_SHOWN]
     )
+    return SimilarityView(similar, pairs, max(0, len(similar.pairs) - PAIRS_SHOWN))
 
 
-def similarity_html(similar: Similarity) -> str:
-    pairs = similar.pairs
-    skipped = not_compared_html(similar)
-    if not pairs:
-        return "<p>No pair of submissions shares most of its code.</p>" + skipped
-    out = [skipped,
-        f"<p>{similar.flagged} pair(s) share most of their code (names and comments ignored, "
-        "the lesson's given code left out). Matching code is highlighted.</p>"
-    ]
-    if similar.flagged > len(pairs):
-        out.append(
-            f"<p>Only the {len(pairs)} most similar are kept: so many pairs usually mean the "
-            "class shares a template the lesson did not give.</p>"
-        )
-    for pair in pairs[:PAIRS_SHOWN]:
-        out.append(
-            f"<h3>{esc(pair.first.student)} and {esc(pair.second.student)} "
-            f'<span class="muted mono">{esc(pair.lesson)}</span> &middot; '
-            f"{percent(pair.score)}</h3>"
-        )
-        sides = []
-        for code, share, regions in (
-            (pair.first, pair.first_share, pair.first_regions),
-            (pair.second, pair.second_share, pair.second_regions),
-        ):
-            spans = line_spans(code.source, regions)
-            lines = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in spans)
-            sides.append(
-                f"<div><p><b>{esc(code.student)}</b> "
-                f'<span class="muted">{esc(code.submission)}</span><br>'
-                f"{percent(share)} of this code matches (lines {esc(lines)})</p>"
-                f'<pre class="box">{marked(code.source, regions)}</pre></div>'
-            )
-        out.append('<div class="pair">' + "".join(sides) + "</div>")
-    if len(pairs) > PAIRS_SHOWN:
-        out.append(f"<p>{len(pairs) - PAIRS_SHOWN} more pair(s) in similarity.csv.</p>")
-    return "\n".join(out)
-
-
-def students_html(scores: Sequence[StudentScore], names: Mapping[str, str]) -> str:
+def students_table(scores: Sequence[StudentScore]) -> StudentsTable:
     lessons = [lesson for lesson in LESSONS if any(s.lesson == lesson for s in scores)]
     lessons += sorted({s.lesson for s in scores} - set(lessons))
     by_student: dict[str, dict[str, list[StudentScore]]] = {}
@@ -244,40 +234,24 @@ def students_html(scores: Sequence[StudentScore], names: Mapping[str, str]) -> s
         by_student.setdefault(score.student, {}).setdefault(score.lesson, []).append(score)
     rows = []
     for student in sorted(by_student, key=lambda s: (s.casefold(), s)):
-        cells, total, full = [feedback_link(student, names)], 0.0, 0.0
-        for lesson in lessons:
-            entries = by_student[student].get(lesson, [])
-            cells.append(
-                "<br>".join(
-                    f"{points(e.score)} / {points(e.max_score)}"
-                    + (' <span class="status-error">error</span>' if e.status == "error" else "")
-                    for e in entries
-                )
-                or '<span class="muted">none</span>'
-            )
-            total += sum(e.score for e in entries)
-            full += sum(e.max_score for e in entries)
-        cells.append(f"{points(total)} / {points(full)}")
-        rows.append(cells)
-    headers = ["Student", *lessons, "Total"]
-    return table(headers, rows, numeric=frozenset(range(1, len(headers))))
+        entries = [tuple(by_student[student].get(lesson, [])) for lesson in lessons]
+        total = sum(e.score for each in entries for e in each)
+        full = sum(e.max_score for each in entries for e in each)
+        rows.append(StudentRow(student, tuple(entries), total, full))
+    headers = ("Student", *lessons, "Total")
+    return StudentsTable(headers, tuple(range(1, len(headers))), tuple(rows))
 
 
-def facts_html(facts: RunFacts, summary: ClassSummary) -> str:
+def facts_shown(facts: RunFacts, summary: ClassSummary) -> tuple[tuple[str, str], ...]:
     isolation = ", ".join(f"{name} ({count})" for name, count in summary.isolation) or "none"
     limits = ", ".join(f"--{name.replace('_', '-')} {value}" for name, value in facts.limits)
-    items = (
+    return (
         ("Graded", facts.date),
         ("Kit version", f"chunklab {facts.kit_version}"),
         ("Duration", f"{facts.duration_s:.1f} s"),
         ("Isolation", isolation),
         ("Limits", limits),
         ("Hidden feedback", facts.hidden_feedback),
-    )
-    return (
-        '<dl class="facts">'
-        + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items)
-        + "</dl>"
     )
 
 
@@ -288,19 +262,14 @@ def class_report_html(
     similar: Similarity | None,
 ) -> str:
     """The whole page; `similar` is None when similar code was not looked for."""
-    students = len({s.student for s in summary.scores})
-    contents = " &middot; ".join(
-        f'<a href="#lesson-{esc(f.lesson)}">{esc(f.lesson)}</a>' for f in summary.lessons
+    return render(
+        "report.html.j2",
+        summary=summary,
+        students=len({s.student for s in summary.scores}),
+        facts=facts_shown(facts, summary),
+        sections=[Markup(section) for section in facts.sections],
+        lessons=[lesson_view(figures) for figures in summary.lessons],
+        similarity=None if similar is None else similarity_view(similar),
+        scores=students_table(summary.scores),
+        names=names,
     )
-    body = [
-        "<h1>Class report</h1>",
-        f'<p class="lede">{len(summary.scores)} submission(s) from {students} student(s). '
-        f"{contents}</p>",
-        facts_html(facts, summary),
-        *facts.sections,
-        *(lesson_html(figures, names) for figures in summary.lessons),
-    ]
-    if similar is not None:
-        body += ['<h2 id="similar-code">Similar code</h2>', similarity_html(similar)]
-    body += ['<h2 id="students">Students</h2>', students_html(summary.scores, names)]
-    return page("Class report", "\n".join(body))

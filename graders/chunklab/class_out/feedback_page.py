@@ -18,11 +18,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chunklab.class_out.feedback_picture import comparison_html, comparison_in
-from chunklab.class_out.html_page import esc, inert, page, points
+from chunklab.class_out.feedback_picture import comparison_in, comparison_pictures
+from chunklab.class_out.html_page import inert, points
+from chunklab.class_out.pages import render
 from chunklab.lessons import LESSONS
 from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
 from chunklab.scoring.report import GradeReport, Status
+from chunklab.student.showing import ChunkPicture
 
 
 @dataclass(frozen=True)
@@ -116,67 +118,47 @@ def check_label(check: BrokenCheck) -> str:
 # --- HTML -----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ShownCheck:
+    """A broken check as its page shows it: its label, and the chunk picture when drawn."""
+
+    check: BrokenCheck
+    label: str
+    pictures: tuple[tuple[str, ChunkPicture], ...]
+
+
+@dataclass(frozen=True)
+class ShownLesson:
+    item: LessonFeedback
+    score_class: str
+    checks: tuple[ShownCheck, ...]
+
+
 def score_class(score: float, max_score: float) -> str:
     if max_score and score == max_score:
         return "score-full"
     return "score-zero" if score == 0 else ""
 
 
-def check_html(check: BrokenCheck) -> str:
-    parts = [f"<p><b>{esc(check.rule)}</b></p>", f'<p class="muted">{esc(check_label(check))}</p>']
-    if check.feedback is None:
-        parts.append('<p class="muted">The input of this hidden check is not shown.</p>')
-    elif check.feedback:
-        parts.append(f'<pre class="box">{esc(check.feedback)}</pre>')
-        comparison = comparison_in(check.feedback)
-        if comparison is not None:
-            parts.append(comparison_html(comparison))
-    return '<div class="rule">' + "".join(parts) + "</div>"
+def shown_check(check: BrokenCheck) -> ShownCheck:
+    comparison = comparison_in(check.feedback) if check.feedback else None
+    pictures = () if comparison is None else comparison_pictures(comparison)
+    return ShownCheck(check, check_label(check), pictures)
 
 
-def lesson_html(item: LessonFeedback) -> str:
-    klass = score_class(item.score, item.max_score)
-    out = [
-        f'<h2>{esc(item.title)} <span class="muted mono">{esc(item.lesson)}</span></h2>',
-        f'<p>Score: <span class="{klass}">{points(item.score)} / {points(item.max_score)}</span>'
-        + (f" &middot; {item.passed} of {item.tested} checks passed" if item.tested else "")
-        + f' &middot; <span class="muted">{esc(item.submission)}</span></p>',
-    ]
-    for kind, message in item.errors:
-        out.append(
-            f'<div class="problem"><b>{esc(kind)}</b>: nothing could be checked.'
-            f"<pre>{esc(message)}</pre></div>"
-        )
-    for kind, message in item.warnings:
-        out.append(
-            f'<div class="warning"><b>Warning</b> <span class="mono">{esc(kind)}</span>'
-            f"<pre>{esc(message)}</pre></div>"
-        )
-    if item.broken or item.hidden_broken:
-        out.append("<h3>Rules to fix</h3>")
-    out += [check_html(check) for check in item.broken]
-    if item.hidden_broken:
-        out.append(
-            f'<div class="rule"><p><b>{item.hidden_broken} hidden check(s) failed</b></p>'
-            f'<p class="muted">{points(item.hidden_points_lost)} point(s) lost; '
-            "hidden checks test the same rules on more inputs.</p></div>"
-        )
-    if item.status == "graded" and not item.broken and not item.hidden_broken:
-        out.append("<p>Every check passed.</p>")
-    return "\n".join(out)
+def shown_lesson(item: LessonFeedback) -> ShownLesson:
+    return ShownLesson(
+        item, score_class(item.score, item.max_score), tuple(map(shown_check, item.broken))
+    )
 
 
 def feedback_html(student: str, lessons: Sequence[LessonFeedback], run_line: str) -> str:
-    cards = "".join(
-        f'<div class="card">{esc(item.title)}<b class="{score_class(item.score, item.max_score)}">'
-        f"{points(item.score)} / {points(item.max_score)}</b></div>"
-        for item in lessons
+    return render(
+        "feedback.html.j2",
+        student=student,
+        run_line=run_line,
+        lessons=[shown_lesson(item) for item in lessons],
     )
-    body = (
-        f'<h1>Feedback for {esc(student)}</h1>\n<p class="lede">{esc(run_line)}</p>\n'
-        f'<div class="cards">{cards}</div>\n' + "\n".join(lesson_html(item) for item in lessons)
-    )
-    return page(f"Feedback: {student}", body)
 
 
 # --- Markdown -------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass
 
 from chunklab.class_out.html_page import inert
-from chunklab.student.showing import ChunkPicture, html_picture, show_chunks
+from chunklab.student.showing import ChunkPicture, show_chunks
 
 # Feedback is cut by the grader long before this; a longer line is not worth parsing.
 LINE_LIMIT = 20_000
@@ -120,11 +120,10 @@ def picture_of(text: str, chunks: list[str]) -> ChunkPicture:
     return other if other.coverage.count(0) < first.coverage.count(0) else first
 
 
-def comparison_html(comparison: Comparison) -> str:
-    """Expected above got, each as the notebooks draw chunks; every string made inert first."""
+def comparison_pictures(comparison: Comparison) -> tuple[tuple[str, ChunkPicture], ...]:
+    """Expected and got, each as the notebooks draw chunks; every string made inert first."""
     text = inert(comparison.text)
-    parts = []
-    for title, chunks in (("Expected", comparison.expected), ("Got", comparison.got)):
-        picture = picture_of(text, [inert(chunk) for chunk in chunks])
-        parts.append(f"<h4>{title}</h4>{html_picture(picture)}")
-    return '<div class="picture">' + "".join(parts) + "</div>"
+    return tuple(
+        (title, picture_of(text, [inert(chunk) for chunk in chunks]))
+        for title, chunks in (("Expected", comparison.expected), ("Got", comparison.got))
+    )

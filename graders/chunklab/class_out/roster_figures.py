@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunklab.class_out.gradebook import NOT_IN_ROSTER, Entry
-from chunklab.class_out.html_page import esc
 
 # Names listed in full in the table and the page; the rest are counted.
 NAMES_SHOWN = 20
@@ -54,16 +53,15 @@ class RosterFigures:
         return said
 
     def html(self) -> str:
+        """The roster section of report.html."""
+        from chunklab.class_out.pages import render  # Jinja2 only when a page is written
+
         rows = [
             ("Matched", f"{self.matched} of {self.submissions} submission(s) ({self.rate:.0%})"),
             ("Unmatched", listed(self.unmatched) or "none"),
             ("Missing", listed(self.missing) or "none"),
         ]
-        return (
-            '<h2 id="roster">Roster</h2>\n<dl class="facts">'
-            + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
-            + "</dl>"
-        )
+        return render("roster.html.j2", rows=rows)
 
 
 def listed(names: Sequence[str]) -> str:
