@@ -23,6 +23,7 @@ from chunklab.class_out.html_page import inert, points
 from chunklab.class_out.pages import render
 from chunklab.lessons import LESSONS
 from chunklab.scoring.feedback_policy import CHOICES as HIDDEN_FEEDBACK
+from chunklab.scoring.feedback_policy import hidden_test_shown
 from chunklab.scoring.report import GradeReport, Status
 from chunklab.student.showing import ChunkPicture
 
@@ -37,6 +38,9 @@ class BrokenCheck:
     points_lost: float
     # The test's feedback (input, expected, got), or None when it may not be shown.
     feedback: str | None
+    # Under the `rule` policy: an input of the kit's own that breaks the same rule ("" if
+    # none was found), offered in place of the hidden input.
+    to_try: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,9 +77,14 @@ def lesson_feedback(report: GradeReport, policy: str) -> LessonFeedback:
             hidden_broken += 1
             hidden_lost += lost
             continue
-        shown = None if hidden and policy != "full" else test.feedback
+        # The policy module decides what of a hidden check is shown; the page only lays it out.
+        kept = hidden_test_shown(test, 0, policy).feedback if hidden else test.feedback
+        shown = None if hidden and policy != "full" else kept
+        to_try = kept if hidden and policy != "full" else ""
         broken.append(
-            BrokenCheck(test.rule, "hidden" if hidden else "visible", test.outcome, lost, shown)
+            BrokenCheck(
+                test.rule, "hidden" if hidden else "visible", test.outcome, lost, shown, to_try
+            )
         )
     lesson = report.lesson or ""
     known = LESSONS.get(lesson)
@@ -195,6 +204,8 @@ def feedback_markdown(student: str, lessons: Sequence[LessonFeedback], run_line:
             out += [f"- **{md_text(check.rule)}** ({md_text(check_label(check))})", ""]
             if check.feedback is None:
                 out += ["  The input of this hidden check is not shown.", ""]
+                if check.to_try:
+                    out += ["  An input that breaks the same rule:", "", md_block(check.to_try), ""]
             elif check.feedback:
                 out += [md_block(check.feedback), ""]
         if item.hidden_broken:
