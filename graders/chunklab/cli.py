@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from chunklab import __version__
+from chunklab.commands.grade_options import GradeOptions
+from chunklab.commands.option_fields import add_options, options_from
 from chunklab.errors import ChunklabError, UsageError
 from chunklab.lessons import LESSONS
 from chunklab.sandbox.limits import Limits
@@ -97,130 +99,7 @@ def add_grade(commands: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="a .py file, an .ipynb notebook, or a folder of submissions",
     )
-    grade.add_argument(
-        "--lesson", choices=sorted(LESSONS), help="grade every submission as this lesson"
-    )
-    grade.add_argument(
-        "--out",
-        type=Path,
-        metavar="DIR",
-        help="also write one JSON file per submission, gradebook.csv, gradebook_wide.csv, "
-        "rules.csv and summary.json",
-    )
-    grade.add_argument(
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="submissions graded at once (default: the number of CPUs)",
-    )
-    grade.add_argument(
-        "--format",
-        choices=("json", "gradescope"),
-        default="json",
-        help="json: one JSON object per line; gradescope: Gradescope's results.json",
-    )
-    grade.add_argument(
-        "--resume",
-        action="store_true",
-        help="reuse the reports in --out of submissions unchanged since (same path, lesson "
-        "and content); grade the rest",
-    )
-    grade.add_argument(
-        "--roster",
-        type=Path,
-        metavar="FILE.csv",
-        help="the class list (e.g. a Canvas or Moodle export): listed students without a "
-        "submission get 0 and status `missing`; unlisted submissions are flagged",
-    )
-    grade.add_argument(
-        "--roster-student",
-        metavar="COLUMN",
-        help="the roster column holding the names submissions go by (default: the first of "
-        "SIS Login ID, Username, Email address)",
-    )
-    grade.add_argument(
-        "--roster-id",
-        metavar="COLUMN",
-        help="the roster column holding the LMS id (default: the first of ID, ID number, "
-        "SIS User ID)",
-    )
-    grade.add_argument(
-        "--roster-name",
-        metavar="COLUMN",
-        help="the roster column holding full names (default: Student, Full name, or "
-        "First name and Last name)",
-    )
-    grade.add_argument(
-        "--lms",
-        choices=("canvas", "moodle"),
-        help="also write the wide gradebook in that LMS's import format (gradebook_LMS.csv)",
-    )
-    grade.add_argument(
-        "--from",
-        dest="download_from",
-        choices=("canvas", "moodle", "github-classroom"),
-        help="read each PATH as that LMS's download (default: detected, and said)",
-    )
-    grade.add_argument(
-        "--assignment",
-        metavar="COLUMN",
-        help="the roster's assignment column the LMS file fills, e.g. 'Char chunk (1234)' "
-        "(default: the column named for the lesson)",
-    )
-    grade.add_argument(
-        "--points",
-        type=float,
-        metavar="N",
-        help="the LMS assignment's points: grades are scaled to N (default: the roster's "
-        "Points Possible or Maximum grade, else the kit's points)",
-    )
-    grade.add_argument(
-        "--missing-as-zero",
-        action="store_true",
-        help="in the LMS file, 0 for a listed student with nothing handed in (default: empty)",
-    )
-    grade.add_argument(
-        "--allow-unmatched",
-        action="store_true",
-        help="exit 0 even when some submissions match no roster student (default: 4)",
-    )
-    grade.add_argument("--quiet", action="store_true", help="no table and no progress bar")
-    grade.add_argument(
-        "--jsonl",
-        action="store_true",
-        help="print the JSON Lines to standard output even when it is a terminal",
-    )
-    grade.add_argument(
-        "--hidden-feedback",
-        choices=HIDDEN_FEEDBACK,
-        default=DEFAULT_HIDDEN_FEEDBACK,
-        help="what a hidden test shows: full (input, expected, got), rule (the rule only), "
-        f"none (points only) (default: {DEFAULT_HIDDEN_FEEDBACK})",
-    )
-    grade.add_argument(
-        "--require-isolation",
-        action="store_true",
-        help="refuse to grade where submissions would run as the grading user "
-        "(neither user namespaces nor root)",
-    )
-    grade.add_argument(
-        "--similarity",
-        action="store_true",
-        help="with --out: list pairs of similar submissions in report.html and similarity.csv",
-    )
-    grade.add_argument(
-        "--feedback",
-        choices=("html", "md"),
-        default="html",
-        help="with --out: feedback pages as HTML, or as HTML and Markdown",
-    )
-    grade.add_argument(
-        "--dask",
-        metavar="ADDRESS",
-        help="grade on the Dask cluster whose scheduler is at ADDRESS (chunklab[dask])",
-    )
-    Limits.add_arguments(grade)
+    add_options(grade, GradeOptions)
 
 
 def add_gradescope(commands: argparse._SubParsersAction) -> None:
@@ -335,42 +214,9 @@ def check_arguments(targets: list[str]) -> tuple[str | None, Path | None]:
 
 def run(args: argparse.Namespace) -> int:
     if args.command == "grade":
-        from chunklab.class_out.class_options import ClassOptions, LmsOptions
-        from chunklab.class_out.roster import RosterColumns
         from chunklab.commands.grade import grade_command
 
-        if args.jobs < 1:
-            raise UsageError("--jobs must be 1 or more")
-        if args.similarity and args.out is None:
-            raise UsageError("--similarity writes into the output folder: add --out DIR")
-        if args.require_isolation:
-            from chunklab.sandbox.zygote import require_isolation
-
-            require_isolation(Limits.from_arguments(args))
-        return grade_command(
-            args.paths,
-            lesson_id=args.lesson,
-            out_dir=args.out,
-            jobs=args.jobs,
-            output_format=args.format,
-            resume=args.resume,
-            limits=Limits.from_arguments(args),
-            hidden_feedback=args.hidden_feedback,
-            dask=args.dask,
-            class_options=ClassOptions(
-                similarity=args.similarity,
-                feedback=args.feedback,
-                hidden_feedback=args.hidden_feedback,
-            ),
-            roster=args.roster,
-            roster_columns=RosterColumns(args.roster_student, args.roster_id, args.roster_name),
-            lms=args.lms,
-            download_from=args.download_from,
-            lms_options=LmsOptions(args.assignment, args.points, args.missing_as_zero),
-            allow_unmatched=args.allow_unmatched,
-            quiet=args.quiet,
-            jsonl=args.jsonl,
-        )
+        return grade_command(args.paths, options_from(args, GradeOptions))
     if args.command == "check":
         from chunklab.commands.check import check_command
 

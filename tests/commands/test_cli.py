@@ -19,9 +19,12 @@ import pytest
 from chunklab import __version__
 from chunklab.authoring.bundle import pyproject_text
 from chunklab.cli import main
-from chunklab.commands.grade import ClassSettings, JsonLinesOut, tell
+from chunklab.commands.grade import wrote_line
 from chunklab.kit import Kit
+from chunklab.pipeline.records import ReportRecord, RunEnd
+from chunklab.reading.read import SubmissionPath
 from chunklab.report_out.inert import json_line
+from chunklab.report_out.json_lines import JsonLinesOut
 from chunklab.report_out.report_layout import ReportLayout
 from chunklab.scoring.report import GradeReport
 from tests.conftest import LESSON_IDS
@@ -171,36 +174,36 @@ class ClosedPipe(io.StringIO):
         raise BrokenPipeError
 
 
-def report_of(student: str) -> GradeReport:
-    return GradeReport("char_chunk", f"{student}_char_chunk.py", "error", student=student)
+def record_of(number: int, student: str) -> ReportRecord:
+    submission = f"{student}_char_chunk.py"
+    report = GradeReport("char_chunk", submission, "error", student=student)
+    item = SubmissionPath(Path(submission), submission, student, "char_chunk")
+    return ReportRecord(number, item, report, fresh=True)
 
 
 def test_json_lines_come_in_input_order_and_an_interruption_prints_what_was_graded():
     stream = io.StringIO()
-    printer = JsonLinesOut(stream, enabled=True, layout=ReportLayout())
+    printer = JsonLinesOut(stream, layout=ReportLayout())
 
     def students() -> list[str]:
         return [json.loads(line)["student"] for line in stream.getvalue().splitlines()]
 
-    printer.add(1, report_of("b"))
-    printer.print_ready()
+    printer.add(record_of(1, "b"))
     assert stream.getvalue() == ""  # waits for the first
-    printer.add(0, report_of("a"))
-    printer.add(3, report_of("d"))
-    printer.print_ready()
+    printer.add(record_of(0, "a"))
+    printer.add(record_of(3, "d"))
     assert students() == ["a", "b"]
-    assert stream.getvalue().splitlines()[0] == json_line(report_of("a").to_json())
-    printer.print_rest()  # 2 was never graded
+    assert stream.getvalue().splitlines()[0] == json_line(record_of(0, "a").report.to_json())
+    printer.finish(RunEnd(found=4, graded=3, interrupted=True, started=0.0))  # 2 never graded
     assert students() == ["a", "b", "d"]
-    closed = JsonLinesOut(ClosedPipe(), enabled=True, layout=ReportLayout())
-    closed.add(0, report_of("a"))
-    closed.print_ready()
+    closed = JsonLinesOut(ClosedPipe(), layout=ReportLayout())
+    closed.add(record_of(0, "a"))
     assert not closed.enabled
 
 
-def test_a_run_that_wrote_no_report_does_not_say_it_did(tmp_path, capsys):
-    settings = ClassSettings(tmp_path, None, None, None, None)  # type: ignore[arg-type]
-    tell([], [], ["gradebook.csv", "summary.json"], [], settings, quiet=False)
-    told = capsys.readouterr().err
-    assert f"wrote gradebook.csv, summary.json to {tmp_path}" in told
-    assert "reports" not in told
+def test_a_run_that_wrote_no_report_does_not_say_it_did(tmp_path):
+    told = wrote_line(tmp_path, ["gradebook.csv", "summary.json"], any_report=False)
+    assert told == f"wrote gradebook.csv, summary.json to {tmp_path}"
+    some = wrote_line(tmp_path, ["gradebook.csv"], any_report=True)
+    reports = tmp_path / "submissions"
+    assert some == f"wrote the reports to {reports} and gradebook.csv to {tmp_path}"

@@ -6,12 +6,16 @@ The direction of imports between the package's parts is kept by import-linter
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
+from tests.conftest import KIT_ROOT
+
 # What grading one submission to stdout never needs: the class's pages and tallies, code
-# similarity, the lesson texts Gradescope's groups come from, other grading processes, the
-# templates the pages are made from.
+# similarity, the lesson texts Gradescope's groups come from, other grading processes,
+# the gradebooks and the roster (--out, --roster), report files, an LMS download's readers,
+# the templates the pages are made from.
 ONLY_FOR_CLASS_FILES = (
     "chunklab.class_out.class_outputs",
     "chunklab.class_out.class_report",
@@ -23,6 +27,15 @@ ONLY_FOR_CLASS_FILES = (
     "chunklab.authoring.lesson_source",
     "multiprocessing",
     "jinja2",
+    "chunklab.class_out.class_pages",
+    "chunklab.class_out.class_roll",
+    "chunklab.class_out.gradebook",
+    "chunklab.class_out.gradebook_files",
+    "chunklab.class_out.roster",
+    "chunklab.class_out.roster_figures",
+    "chunklab.report_out.files",
+    "chunklab.report_out.report_files",
+    "chunklab.reading.lms_download",
 )
 
 
@@ -37,3 +50,20 @@ def test_the_grade_command_starts_without_what_only_class_files_need():
     loaded = set(done.stdout.split())
     assert "chunklab.commands.grade" in loaded, done.stderr
     assert sorted(loaded & set(ONLY_FOR_CLASS_FILES)) == []
+
+
+def test_grading_one_file_to_a_pipe_loads_nothing_only_class_files_need():
+    probe = (
+        "import sys\n"
+        "from chunklab.cli import main\n"
+        "code = main(['grade', '--lesson', 'char_chunk', 'solutions/char_chunk.py'])\n"
+        "print('LOADED', ' '.join(sorted(sys.modules)))\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=KIT_ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    report, loaded = done.stdout.splitlines()
+    assert json.loads(report)["status"] == "graded"
+    assert sorted(set(loaded.split()[1:]) & set(ONLY_FOR_CLASS_FILES)) == []

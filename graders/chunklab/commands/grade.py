@@ -1,356 +1,230 @@
-"""`chunklab grade`: every submission to a JSON report, in input order, and the class's files."""
+"""`chunklab grade`: every submission to a JSON report, in input order, and the class's files.
+
+One path: find what the paths hold, build the outputs asked for, hand each of
+them every report as a record (`pipeline.records`), then tell each that the
+run is over. What only `--out`, `--roster`, `--lms` or `--resume` need is
+imported when they are given: one submission graded to stdout starts without
+the class's pages, gradebooks and similarity code.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
-from chunklab.class_out.class_options import LmsOptions
-from chunklab.class_out.csv_file import csv_text
-from chunklab.class_out.gradebook import (
-    NOT_IN_ROSTER,
-    Entry,
-    best_entries,
-    entry_of,
-    gradebook_csv,
-    gradebook_wide_csv,
-    lessons_of,
-    rules_csv,
-    summary,
-)
-from chunklab.class_out.roster import Roster, RosterColumns, read_roster, with_roster
-from chunklab.class_out.roster_figures import roster_figures
+from chunklab.commands.grade_options import GradeOptions
+from chunklab.commands.grade_stop import take_until_stopped
 from chunklab.commands.lms_run import (
+    Found,
     Staging,
     find_with_downloads,
-    full_names,
     lesson_max_score,
     not_attempted,
     with_download_facts,
-    write_feedback_archives,
 )
-from chunklab.errors import GradingBrokeOffError, UsageError
+from chunklab.errors import GradingBrokeOffError
 from chunklab.kit import Kit, find_kit
-from chunklab.lessons import get_lesson
 from chunklab.pipeline.parallel import grade_many
-from chunklab.reading.read import SubmissionPath, find_submissions, hidden_submissions
-from chunklab.report_out.files import (
-    report_file_name,
-    write_atomic,
-    write_json,
-    write_json_or_say_why,
-)
-from chunklab.report_out.inert import json_line, terminal_safe
+from chunklab.pipeline.records import ReportRecord, ReportSink, RunEnd, Sinks
+from chunklab.reading.read import SubmissionPath, hidden_submissions
+from chunklab.report_out.inert import terminal_safe
 from chunklab.report_out.progress import ProgressBar
 from chunklab.report_out.report_layout import ReportLayout
-from chunklab.report_out.streams import silence
-from chunklab.report_out.table import Outline, outline, results_table
-from chunklab.sandbox.limits import Limits
-from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
-from chunklab.scoring.report import GradeReport, Problem
+from chunklab.report_out.table_out import TableOut
+from chunklab.scoring.report import GradeReport
 
 if TYPE_CHECKING:
-    # What only --out, --resume and --lms need is imported when they are given: a single
-    # submission graded to stdout starts without the class's pages and similarity code.
-    from chunklab.class_out.class_options import ClassOptions
     from chunklab.class_out.class_outputs import ClassOutputs
-    from chunklab.report_out.resume import ResumeIndex, ResumeKey, Vanished
+    from chunklab.class_out.class_pages import ClassPages
+    from chunklab.class_out.class_roll import ClassRoll
+    from chunklab.class_out.gradebook_files import Gradebooks
+    from chunklab.class_out.roster import Roster
+    from chunklab.report_out.report_files import ReportFiles
+    from chunklab.report_out.resume import ResumeOut
 
 EXIT_INTERRUPTED = 130
 EXIT_NO_SUBMISSION = 3
 EXIT_UNMATCHED = 4
 
 
-@dataclass(frozen=True)
-class ClassSettings:
-    """What the class's files need besides the reports."""
-
-    out_dir: Path | None
-    layout: ReportLayout
-    roster: Roster | None
-    lms: str | None
-    lesson_id: str | None
-    lms_options: LmsOptions = LmsOptions()
-
-
-class JsonLinesOut:
-    """Prints reports as JSON Lines in input order; a reader that goes away ends it quietly."""
-
-    def __init__(self, stream: TextIO, enabled: bool, layout: ReportLayout) -> None:
-        self.stream, self.enabled, self.layout = stream, enabled, layout
-        self.waiting: dict[int, str] = {}
-        self.next_index = 0
-
-    def add(self, index: int, report: GradeReport) -> None:
-        if self.enabled:
-            self.waiting[index] = json_line(self.layout.data(report))
-
-    def print_ready(self) -> None:
-        if not self.enabled:
-            return
-        try:
-            while self.next_index in self.waiting:
-                self.stream.write(self.waiting.pop(self.next_index) + "\n")
-                self.next_index += 1
-            self.stream.flush()
-        except BrokenPipeError:
-            # `chunklab grade ... | head`: stop printing, keep grading and writing files.
-            self.enabled = False
-            self.waiting.clear()
-            silence(self.stream)
-
-    def print_rest(self) -> None:
-        """After an interruption: what was graded, in input order, past the gaps."""
-        for index in sorted(self.waiting):
-            self.next_index = index
-            self.print_ready()
-
-
-class GradingInterrupted(KeyboardInterrupt):
-    """Ctrl-C, raised by the grader's own handler.
-
-    A subclass, because CPython notes a plain KeyboardInterrupt that escapes
-    code run by `exec` (pytest and dataclasses run some) as unhandled, and then
-    ends the process by SIGINT at exit even though it was handled here.
-    """
-
-
-class StopRequest:
-    """Ctrl-C during grading: noted, and raised to stop the work under way.
-
-    The grader suites run under pytest, which turns a KeyboardInterrupt into an
-    early end of its session; reports that come back after the request may
-    therefore be incomplete, and are never kept.
-    """
-
-    def __init__(self) -> None:
-        self.requested = False
-
-    def _handle(self, signum: int, frame: object) -> None:
-        self.requested = True
-        raise GradingInterrupted
-
-    @contextlib.contextmanager
-    def on_interrupt(self) -> Iterator[None]:
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        previous = signal.signal(signal.SIGINT, self._handle)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
-
-
 @dataclass
-class ClassResults:
-    """What a run keeps of each report: the table's outline and the gradebooks' entry."""
+class Outputs:
+    """The outputs a run feeds, in the order each record goes through them."""
 
-    total: int
-    outlines: dict[int, Outline] = field(default_factory=dict)
-    entries: dict[int, Entry] = field(default_factory=dict)
-    only: GradeReport | None = None
+    table: TableOut
+    sinks: list[ReportSink] = field(default_factory=list)
+    resume: ResumeOut | None = None
+    roll: ClassRoll | None = None
+    # What wrote files into --out, in the order the closing line names them.
+    files: list[Gradebooks | ReportFiles | ClassPages] = field(default_factory=list)
 
-    def add(self, index: int, report: GradeReport) -> None:
-        self.outlines[index] = outline(report)
-        self.entries[index] = entry_of(report)
-        if self.total == 1:
-            self.only = report
-
-    def in_order(self) -> tuple[list[Outline], list[Entry]]:
-        order = sorted(self.outlines)
-        return [self.outlines[i] for i in order], [self.entries[i] for i in order]
+    def written(self) -> list[str]:
+        return [name for each in self.files for name in each.written]
 
 
-def report_path(out_dir: Path, item: SubmissionPath) -> Path:
-    return out_dir / "submissions" / report_file_name(item.display, item.resolved)
-
-
-def find_all(
-    paths: list[Path], lesson_id: str | None, limit: int
-) -> tuple[list[SubmissionPath], list[Path]]:
-    """The submissions under every path, and the paths that hold none."""
-    items: list[SubmissionPath] = []
-    empty: list[Path] = []
-    for path in paths:
-        found = find_submissions([path], lesson_id, limit)
-        items += found
-        if not found:
-            empty.append(path)
-    return items, empty
-
-
-def max_scores_of(entries: list[Entry], lesson_id: str | None) -> dict[str, float]:
-    scores = {e.lesson: e.max_score for e in entries if e.lesson and e.max_score}
-    if lesson_id and lesson_id not in scores:
-        from chunklab.suite_run.pytest_run import suite_max_score
-
-        scores[lesson_id] = suite_max_score(get_lesson(lesson_id))
-    return scores
-
-
-def class_entries(entries: list[Entry], settings: ClassSettings) -> list[Entry]:
-    """One entry per student and lesson, with the roster's missing students added."""
-    if settings.roster is None:
-        return best_entries(entries)
-    lessons = lessons_of(entries) or ([settings.lesson_id] if settings.lesson_id else [])
-    max_scores = max_scores_of(entries, settings.lesson_id)
-    return with_roster(entries, settings.roster, lessons, max_scores)
-
-
-def missing_outlines(entries: list[Entry]) -> list[Outline]:
-    return [
-        Outline(f"({e.student})", e.lesson, 0.0, e.max_score, "missing", "no submission")
-        for e in entries
-        if e.status == "missing"
-    ]
-
-
-def interrupted_row(graded: int, found: int) -> str:
-    """The last row of gradebook.csv after Ctrl-C: the file holds part of the class."""
-    return csv_text(
-        [], [["(run interrupted)", "", "", "", "", "interrupted",
-              f"graded {graded} of {found}; rerun with --resume"]]
-    )  # fmt: skip
-
-
-def write_class_files(
-    results: ClassResults,
-    settings: ClassSettings,
-    vanished: list[Vanished],
-    duration: float,
-    not_written: list[str],
-    interrupted: bool = False,
-) -> tuple[list[Outline], list[Entry], list[str]]:
-    """The gradebooks and summary (with --out); the table's rows, the entries, the files written."""
-    outlines, entries = results.in_order()
-    entries = class_entries(entries, settings)
-    outlines += missing_outlines(entries)
-    out = settings.out_dir
-    if out is None:
-        return outlines, entries, []
-    partial = interrupted_row(len(results.outlines), results.total) if interrupted else ""
-    files = {
-        "gradebook.csv": gradebook_csv(entries) + partial,
-        "gradebook_wide.csv": gradebook_wide_csv(entries),
-        "rules.csv": rules_csv(entries),
-    }
-    if settings.lms:
-        from chunklab.class_out.lms import lms_csv, lms_file_name
-
-        max_scores = max_scores_of(entries, settings.lesson_id)
-        files[lms_file_name(settings.lms)], notes = lms_csv(
-            settings.lms, entries, settings.roster, max_scores, settings.lms_options
-        )
-        for note in notes:
-            print(terminal_safe(f"chunklab grade: {note}"), file=sys.stderr)
-    for name, text in files.items():
-        write_atomic(out / name, text)
-    totals = summary(outlines, duration)
-    totals["not_in_roster"] = sorted({e.student for e in entries if e.roster == NOT_IN_ROSTER})
-    totals["vanished"] = [v.submission for v in vanished]
-    totals["reports_not_written"] = not_written
-    if settings.roster is not None:
-        totals["roster"] = roster_figures(entries).to_json()
-    totals["interrupted"] = interrupted
-    totals["graded"] = len(results.outlines)
-    totals["found"] = results.total
-    write_json(out / "summary.json", totals)
-    written = [*files, "summary.json"]
-    if settings.layout.output_format == "gradescope" and results.only is not None:
-        write_json(out / "results.json", settings.layout.data(results.only))
-        written.append("results.json")
-    return outlines, entries, written
-
-
-def grade_command(
-    paths: list[Path],
-    *,
-    lesson_id: str | None,
-    out_dir: Path | None,
-    jobs: int,
-    output_format: str,
-    resume: bool,
-    limits: Limits,
-    roster: Path | None = None,
-    roster_columns: RosterColumns | None = None,
-    lms: str | None = None,
-    quiet: bool = False,
-    jsonl: bool = False,
-    hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK,
-    class_options: ClassOptions | None = None,
-    dask: str | None = None,
-    download_from: str | None = None,
-    lms_options: LmsOptions | None = None,
-    allow_unmatched: bool = False,
-) -> int:
+def grade_command(paths: list[Path], options: GradeOptions) -> int:
     started = time.monotonic()
-    if out_dir is None and (resume or lms):
-        raise UsageError(f"--{'resume' if resume else 'lms'} needs --out DIR (where files are)")
-    layout = ReportLayout(output_format, hidden_feedback)
-    settings = ClassSettings(
-        out_dir=out_dir,
-        layout=layout,
-        roster=read_roster(roster, roster_columns or RosterColumns()) if roster else None,
-        lms=lms,
-        lesson_id=lesson_id,
-        lms_options=lms_options or LmsOptions(),
-    )
-    kit = find_kit()
-    # report.html, the feedback pages and similar code: built from every report as it comes.
-    classes = None
-    if out_dir is not None:
-        from chunklab.class_out.class_options import ClassOptions
-        from chunklab.class_out.class_outputs import ClassOutputs
+    if options.require_isolation:
+        from chunklab.sandbox.zygote import require_isolation
 
-        classes = ClassOutputs(
-            out_dir, class_options or ClassOptions(hidden_feedback=hidden_feedback), kit, limits
-        )
-    staging = Staging(out_dir)
+        require_isolation(options.limits)
+    roster = read_roster_asked(options)
+    kit = find_kit()
+    # The class's pages are set up first: a missing extra is a usage error before anything is read.
+    pages = class_pages(options.out, options, kit) if options.out is not None else None
+    staging = Staging(options.out)
     try:
-        return grade_found(
-            paths, staging, settings, classes, kit, lesson_id=lesson_id, out_dir=out_dir,
-            jobs=jobs, resume=resume, limits=limits, quiet=quiet, jsonl=jsonl,
-            download_from=download_from, allow_unmatched=allow_unmatched, dask=dask,
-            started=started,
+        found = find_with_downloads(
+            paths, options.lesson, options.limits.max_submission_kb * 1024,
+            options.download_from, staging, kit,
         )  # fmt: skip
+        say_what_was_found(paths, found)
+        outputs = build_outputs(options, found, roster, pages)
+        end, lost = feed(found, outputs, options, kit, started)
+        tell(outputs, options)
     finally:
         staging.close()
+    if lost is not None:
+        raise lost
+    return exit_status(end, found, outputs, options)
 
 
-def grade_found(
-    paths: list[Path],
-    staging: Staging,
-    settings: ClassSettings,
-    classes: ClassOutputs | None,
-    kit: Kit,
-    *,
-    lesson_id: str | None,
-    out_dir: Path | None,
-    jobs: int,
-    resume: bool,
-    limits: Limits,
-    quiet: bool,
-    jsonl: bool,
-    download_from: str | None,
-    allow_unmatched: bool,
-    dask: str | None,
-    started: float,
-) -> int:
-    """Grade what the paths hold and write the class's files; the exit status."""
-    layout = settings.layout
-    found = find_with_downloads(
-        paths, lesson_id, limits.max_submission_kb * 1024, download_from, staging, kit
+def feed(
+    found: Found, outputs: Outputs, options: GradeOptions, kit: Kit, started: float
+) -> tuple[RunEnd, GradingBrokeOffError | None]:
+    """Every report to every output, then the end; and what broke the grading off, if anything."""
+    ready, todo = decide(found, outputs.resume)
+    sinks = Sinks([ProgressBar(0 if options.quiet else len(todo), sys.stderr), *outputs.sinks])
+
+    def take(number: int, report: GradeReport, fresh: bool = True) -> None:
+        report = with_download_facts(report, found.handed.get(number))
+        sinks.add(ReportRecord(number, found.items[number], report, fresh))
+
+    for number, report in ready:
+        take(number, report, fresh=False)
+    grade = partial(grade_many, todo, options.lesson, kit, options.limits, options.jobs)
+    if options.dask:
+        from chunklab.cluster.on_dask import grade_on_dask
+
+        grade = partial(grade_on_dask, options.dask, todo, options.lesson, kit,
+                        options.limits, options.jobs)  # fmt: skip
+    interrupted, lost = take_until_stopped(grade, take)
+    end = RunEnd(len(found.items), sinks.count, interrupted, started)
+    sinks.finish(end)
+    return end, lost
+
+
+def exit_status(end: RunEnd, found: Found, outputs: Outputs, options: GradeOptions) -> int:
+    if end.interrupted:
+        print(
+            f"interrupted: {end.graded} of {end.found} graded; rerun with --resume",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    figures = outputs.roll.figures if outputs.roll is not None else None
+    if figures is not None and figures.unmatched and not options.allow_unmatched:
+        print(
+            f"{len(figures.unmatched)} submission(s) match no roster student: their grades are "
+            "not in the LMS file (exit status 4; --allow-unmatched makes it 0)",
+            file=sys.stderr,
+        )
+        return EXIT_UNMATCHED
+    return EXIT_NO_SUBMISSION if found.empty else 0
+
+
+def read_roster_asked(options: GradeOptions) -> Roster | None:
+    if options.roster is None:
+        return None
+    from chunklab.class_out.roster import RosterColumns, read_roster
+
+    columns = RosterColumns(options.roster_student, options.roster_id, options.roster_name)
+    return read_roster(options.roster, columns)
+
+
+def class_pages(out: Path, options: GradeOptions, kit: Kit) -> ClassOutputs:
+    from chunklab.class_out.class_options import ClassOptions
+    from chunklab.class_out.class_outputs import ClassOutputs
+
+    shown = ClassOptions(options.similarity, options.feedback, options.hidden_feedback)
+    return ClassOutputs(out, shown, kit, options.limits)
+
+
+def build_outputs(
+    options: GradeOptions, found: Found, roster: Roster | None, pages: ClassOutputs | None
+) -> Outputs:
+    """The outputs asked for, the table last (it is printed when everything is written)."""
+    layout = ReportLayout(options.output_format, options.hidden_feedback)
+    roll = None
+    if options.out is not None or roster is not None:
+        from chunklab.class_out.class_roll import ClassRoll
+
+        roll = ClassRoll(roster, options.lesson)
+    table = TableOut(
+        shown=not options.quiet, more_rows=tuple if roll is None else roll.missing_rows
     )
-    items, empty = found.items, found.empty
+    outputs = Outputs(table, roll=roll)
+    if options.out is not None and roll is not None and pages is not None:
+        add_out_folder(outputs, options.out, options, layout, found, roll, pages)
+    elif roll is not None:
+        outputs.sinks.append(roll)
+    if options.jsonl or not sys.stdout.isatty():
+        from chunklab.report_out.json_lines import JsonLinesOut
+
+        outputs.sinks.append(JsonLinesOut(sys.stdout, layout))
+    outputs.sinks.append(table)
+    return outputs
+
+
+def add_out_folder(
+    outputs: Outputs,
+    out: Path,
+    options: GradeOptions,
+    layout: ReportLayout,
+    found: Found,
+    roll: ClassRoll,
+    pages: ClassOutputs,
+) -> None:
+    """What --out holds: a report's file comes first, as it may add a warning to the report."""
+    from chunklab.class_out.class_options import LmsOptions
+    from chunklab.class_out.class_pages import ClassPages
+    from chunklab.class_out.gradebook_files import Gradebooks
+    from chunklab.report_out.report_files import ReportFiles
+    from chunklab.report_out.resume import ResumeOut
+
+    files = ReportFiles(out, layout)
+    resume = ResumeOut(out, found.items, options.lesson, keep=options.resume)
+    lms = LmsOptions(options.assignment, options.points, options.missing_as_zero)
+    books = Gradebooks(out, roll, outputs.table, resume, files, options.lms, lms)
+    class_files = ClassPages(pages, roll, found.downloads)
+    # The roll is finished before what reads it: the gradebooks and the pages.
+    outputs.sinks += [files, roll, resume, books, class_files]
+    outputs.resume = resume
+    outputs.files = [books, files, class_files]
+
+
+def decide(
+    found: Found, resume: ResumeOut | None
+) -> tuple[list[tuple[int, GradeReport]], list[tuple[int, SubmissionPath]]]:
+    """The reports ready without grading (an untouched file, a resumed one), and what to grade."""
+    ready, todo = [], []
+    for number, item in enumerate(found.items):
+        handed = found.handed.get(number)
+        previous = resume.previous(number) if resume is not None else None
+        if handed is not None and handed.untouched:
+            ready.append((number, not_attempted(handed, lesson_max_score(item.lesson))))
+        elif previous is None:
+            todo.append((number, item))
+        else:
+            ready.append((number, previous))  # graded before, unchanged since
+    return ready, todo
+
+
+def say_what_was_found(paths: list[Path], found: Found) -> None:
+    """On stderr: the downloads read, and what is not graded."""
     for download in found.downloads:
         print(download.said, file=sys.stderr)
         for message in download.skipped:
@@ -362,7 +236,7 @@ def grade_found(
             ),
             file=sys.stderr,
         )
-    for path in empty:
+    for path in found.empty:
         print(
             terminal_safe(
                 f"chunklab grade: warning: {path} holds no submission "
@@ -370,138 +244,11 @@ def grade_found(
             ),
             file=sys.stderr,
         )
-    printer = JsonLinesOut(sys.stdout, jsonl or not sys.stdout.isatty(), layout)
-    results = ClassResults(len(items))
-    index, keys = None, {}
-    if out_dir is not None:
-        from chunklab.report_out.resume import ResumeIndex, resume_key
-
-        index = ResumeIndex(out_dir, keep=resume)
-        keys = {i: resume_key(item, lesson_id) for i, item in enumerate(items)}
-
-    not_written: list[str] = []
-
-    def take(number: int, report: GradeReport, fresh: bool) -> None:
-        report = with_download_facts(report, found.handed.get(number))
-        # A resumed report whose file is gone is written again: nothing graded is lost.
-        if out_dir is not None and (fresh or not report_path(out_dir, items[number]).exists()):
-            failed = write_json_or_say_why(report_path(out_dir, items[number]), layout.data(report))
-            if failed:  # one file that cannot be written costs only itself
-                warning = Problem("not_written", failed)
-                report = replace(report, warnings=(*report.warnings, warning))
-                not_written.append(report.submission)
-                sys.stderr.write(terminal_safe(f"chunklab grade: {failed}") + "\n")
-        results.add(number, report)
-        printer.add(number, report)
-        if classes is not None:
-            classes.add(report)
-        if index is not None and fresh:
-            index.record(keys[number], report)
-
-    todo = []
-    for number, item in enumerate(items):
-        previous = index.previous(keys[number]) if index is not None and resume else None
-        handed = found.handed.get(number)
-        if handed is not None and handed.untouched:
-            take(number, not_attempted(handed, lesson_max_score(item.lesson)), fresh=False)
-        elif previous is None:
-            todo.append((number, item))
-        else:
-            take(number, previous, fresh=False)  # graded before, unchanged since
-    printer.print_ready()
-    progress = ProgressBar(0 if quiet else len(todo), sys.stderr)
-    stop = StopRequest()
-    grade = grade_many
-    if dask:
-        from chunklab.cluster.on_dask import grade_on_dask
-
-        grade = partial(grade_on_dask, dask)
-    lost: GradingBrokeOffError | None = None
-    try:
-        with stop.on_interrupt():
-            for number, report in grade(todo, lesson_id, kit, limits, jobs):
-                if stop.requested:
-                    break  # finished while stopping, perhaps cut short: graded again on resume
-                take(number, report, fresh=True)
-                progress.advance()
-                printer.print_ready()
-    except KeyboardInterrupt:
-        stop.requested = True
-    except GradingBrokeOffError as error:
-        # The grading itself broke off (a lost Dask scheduler): what was graded is
-        # written like after Ctrl-C, then the error is said.
-        lost = error
-    finally:
-        progress.finish()
-        if index is not None:
-            index.close()
-    interrupted = stop.requested
-    if interrupted:
-        printer.print_rest()
-    vanished = vanished_reports(index, keys, resume)
-    outlines, entries, written = write_class_files(
-        results, settings, vanished, time.monotonic() - started, not_written, interrupted
-    )
-    figures = roster_figures(entries) if settings.roster is not None else None
-    if classes is not None:
-        sections = [] if figures is None else [figures.html()]
-        if interrupted:
-            sections.insert(0, interrupted_html(len(results.outlines), len(items)))
-        names = full_names(results.in_order()[1], settings.roster)
-        from chunklab.class_out.class_outputs import ClassExtras
-
-        classes.finish(ClassExtras(names, tuple(sections)))
-        written.append("report.html")
-        if out_dir is not None:
-            written += write_feedback_archives(out_dir, found, classes.pages)
-    tell(outlines, entries, written, vanished, settings, quiet)
-    if figures is not None:
-        print(terminal_safe(figures.line()), file=sys.stderr)
-    if lost is not None:
-        raise lost
-    if interrupted:
-        print(
-            f"interrupted: {len(results.outlines)} of {len(items)} graded; rerun with --resume",
-            file=sys.stderr,
-        )
-        return EXIT_INTERRUPTED
-    if figures is not None and figures.unmatched and not allow_unmatched:
-        print(
-            f"{len(figures.unmatched)} submission(s) match no roster student: their grades are "
-            "not in the LMS file (exit status 4; --allow-unmatched makes it 0)",
-            file=sys.stderr,
-        )
-        return EXIT_UNMATCHED
-    return EXIT_NO_SUBMISSION if empty else 0
 
 
-def interrupted_html(graded: int, found: int) -> str:
-    return (
-        '<h2 id="interrupted">Interrupted</h2>\n'
-        f"<p>The run was interrupted: {graded} of {found} submission(s) were graded. "
-        "This report shows only those; rerun with --resume to grade the rest.</p>"
-    )
-
-
-def vanished_reports(
-    index: ResumeIndex | None, keys: dict[int, ResumeKey], resume: bool
-) -> list[Vanished]:
-    if index is None or not resume:
-        return []
-    return index.vanished({key.path for key in keys.values()})
-
-
-def tell(
-    outlines: list[Outline],
-    entries: list[Entry],
-    written: list[str],
-    vanished: list[Vanished],
-    settings: ClassSettings,
-    quiet: bool,
-) -> None:
-    """What a person reads on stderr: the table, what is gone, and where the files went."""
-    if not quiet:
-        sys.stderr.write(results_table(outlines))
+def tell(outputs: Outputs, options: GradeOptions) -> None:
+    """What a person reads on stderr after the table: what is gone, and where the files went."""
+    vanished = outputs.resume.vanished if outputs.resume is not None else []
     if vanished:
         print(
             f"{len(vanished)} earlier report(s) belong to submissions no longer here "
@@ -510,16 +257,23 @@ def tell(
         )
         for each in vanished:
             print(terminal_safe(f"  {each.submission}"), file=sys.stderr)
-    for entry in entries:
-        if entry.roster == NOT_IN_ROSTER:
-            print(
-                terminal_safe(
-                    f"chunklab grade: warning: {entry.submission} is by {entry.student}, "
-                    "who is not in the roster"
-                ),
-                file=sys.stderr,
-            )
-    if written and settings.out_dir is not None and not quiet:
-        # A run stopped before any report came back wrote none: it says so by leaving them out.
-        reports = f"the reports to {settings.out_dir / 'submissions'} and " if outlines else ""
-        print(f"wrote {reports}{', '.join(written)} to {settings.out_dir}", file=sys.stderr)
+    for entry in outputs.roll.not_in_roster() if outputs.roll is not None else []:
+        print(
+            terminal_safe(
+                f"chunklab grade: warning: {entry.submission} is by {entry.student}, "
+                "who is not in the roster"
+            ),
+            file=sys.stderr,
+        )
+    written = outputs.written()
+    if written and options.out is not None and not options.quiet:
+        print(wrote_line(options.out, written, bool(outputs.table.rows())), file=sys.stderr)
+    figures = outputs.roll.figures if outputs.roll is not None else None
+    if figures is not None:
+        print(terminal_safe(figures.line()), file=sys.stderr)
+
+
+def wrote_line(out_dir: Path, written: list[str], any_report: bool) -> str:
+    """Where the files went; a run stopped before any report came back wrote none."""
+    reports = f"the reports to {out_dir / 'submissions'} and " if any_report else ""
+    return f"wrote {reports}{', '.join(written)} to {out_dir}"

@@ -3,8 +3,8 @@
 The grading run itself is the same as for any class folder; this module
 finds the submissions of a download (`reading.lms_download`), adds to each
 report what the download told (the student's LMS id, a late hand-in, what was
-renamed or skipped), and packs the feedback pages as the LMS takes them back
-(`class_out.lms_feedback`).
+renamed or skipped), and the class's pages pack the feedback as the LMS takes it back
+(`class_out.class_pages`).
 """
 
 from __future__ import annotations
@@ -14,22 +14,17 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from chunklab.class_out.gradebook import Entry
-from chunklab.class_out.lms_feedback import FEEDBACK_ARCHIVE, feedback_archive
-from chunklab.class_out.roster import Roster
 from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
-from chunklab.reading.lms_download import (
-    Download,
-    Handed,
-    detect,
-    read_download,
-    unzip_download,
-)
 from chunklab.reading.read import SubmissionPath, find_submissions
-from chunklab.report_out.files import write_atomic_bytes
 from chunklab.scoring.report import GradeReport, Problem
+
+if TYPE_CHECKING:
+    # A download is read only when a path is a folder or a zip: one file graded starts
+    # without the LMS's readers.
+    from chunklab.reading.lms_download import Download, Handed
 
 # Under --out, where a download's files are copied to be graded (kept, so --resume works).
 STAGING_FOLDER = "lms_download"
@@ -81,25 +76,32 @@ def find_with_downloads(
 ) -> Found:
     """Each path as an LMS download when it is one (or `--from` says so), else as a class folder."""
     found = Found()
-    for number, path in enumerate(paths):
+
+    def in_folder(number: int, path: Path) -> list[SubmissionPath]:
+        """A folder's or a zip's: a class folder's submissions, or a download's (noted)."""
+        from chunklab.reading.lms_download import detect, read_download, unzip_download
+
         folder = path
         if path.suffix.lower() == ".zip" and path.is_file():
             folder = staging.folder(number) / "download"
             unzip_download(path, folder, limit)
         layout = download_from or (detect(folder) if folder.is_dir() else None)
-        if layout is None:  # a class folder (or a zip of one), or a single file
-            items = find_submissions([folder], lesson_id, limit)
+        if layout is None:  # a class folder (or a zip of one)
+            return find_submissions([folder], lesson_id, limit)
+        download = read_download(
+            folder, layout, download_from is None, lesson_id, limit,
+            staging.folder(number) / "students", kit,
+        )  # fmt: skip
+        found.downloads.append(download)
+        start = len(found.items)
+        found.handed.update((start + n, handed) for n, handed in enumerate(download.handed))
+        return [handed.item for handed in download.handed]
+
+    for number, path in enumerate(paths):
+        if download_from is None and not path.is_dir() and path.suffix.lower() != ".zip":
+            items = find_submissions([path], lesson_id, limit)  # a file: no download to read
         else:
-            download = read_download(
-                folder, layout, download_from is None, lesson_id, limit,
-                staging.folder(number) / "students", kit,
-            )  # fmt: skip
-            found.downloads.append(download)
-            start = len(found.items)
-            found.handed.update(
-                (start + offset, handed) for offset, handed in enumerate(download.handed)
-            )
-            items = [handed.item for handed in download.handed]
+            items = in_folder(number, path)
         found.items += items
         if not items:
             found.empty.append(path)
@@ -135,36 +137,6 @@ def not_attempted(handed: Handed, max_score: float) -> GradeReport:
         max_score=max_score,
         student=handed.name,
     )
-
-
-def full_names(entries: Sequence[Entry], roster: Roster | None) -> dict[str, str]:
-    """Each student of the reports, under the full name the roster gives them."""
-    if roster is None:
-        return {}
-    names = {}
-    for entry in entries:
-        listed = roster.find(entry.student, entry.lms_id)
-        if listed is not None and listed.name:
-            names[entry.student] = listed.name
-    return names
-
-
-def write_feedback_archives(out_dir: Path, found: Found, pages: dict[str, str]) -> list[str]:
-    """Canvas's and Moodle's feedback zips, one page per student; the files written."""
-    written = []
-    for layout in ("canvas", "moodle"):
-        handed = [h for d in found.downloads if d.layout == layout for h in d.handed]
-        if not handed:
-            continue
-        name = FEEDBACK_ARCHIVE.format(lms=layout)
-        archive = feedback_archive(
-            (h.feedback_as, out_dir / "feedback" / f"{pages[h.name]}.html")
-            for h in handed
-            if h.name in pages and h.feedback_as
-        )
-        write_atomic_bytes(out_dir / name, archive)
-        written.append(name)
-    return written
 
 
 def lesson_max_score(lesson: str | None) -> float:

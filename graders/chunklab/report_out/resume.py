@@ -14,12 +14,13 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from chunklab.errors import SubmissionError
+from chunklab.pipeline.records import ReportRecord, RunEnd
 from chunklab.reading.folder import OpenFolder
 from chunklab.reading.read import SubmissionPath
 from chunklab.reading.safe_file import read_regular_file
@@ -145,3 +146,33 @@ class ResumeIndex:
         if self.stream is not None:
             self.stream.close()
             self.stream = None
+
+
+class ResumeOut:
+    """The index as a report sink: what an earlier run graded, and this run's fresh reports.
+
+    With `keep` (--resume), `previous` gives a submission's earlier report when it
+    is unchanged; the index is started afresh otherwise.
+    """
+
+    def __init__(
+        self, out_dir: Path, items: Sequence[SubmissionPath], lesson_id: str | None, keep: bool
+    ) -> None:
+        self.index = ResumeIndex(out_dir, keep=keep)
+        self.keep = keep
+        self.keys = [resume_key(item, lesson_id) for item in items]
+        # Known once the run is over: earlier reports of submissions no longer given.
+        self.vanished: list[Vanished] = []
+
+    def previous(self, number: int) -> GradeReport | None:
+        return self.index.previous(self.keys[number]) if self.keep else None
+
+    def add(self, record: ReportRecord) -> ReportRecord:
+        if record.fresh:
+            self.index.record(self.keys[record.number], record.report)
+        return record
+
+    def finish(self, end: RunEnd) -> None:
+        self.index.close()
+        if self.keep:
+            self.vanished = self.index.vanished({key.path for key in self.keys})
