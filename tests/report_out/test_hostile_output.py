@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 from chunklab.report_out.files import report_file_name
-from chunklab.report_out.inert import inert_text, json_line, terminal_safe
+from chunklab.report_out.inert import inert_text, json_line
+from chunklab.text import terminal_safe
 from chunklab.report_out.table import Outline, results_table
 
 KIT_ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from chunklab.class_out.class_tally import BINS, ClassSummary, LessonFigures, St
 from chunklab.class_out.html_page import esc, href, page, points, table
 from chunklab.class_out.similarity import MOST_FINGERPRINTED_CHARS, Similarity, line_spans
 from chunklab.lessons import LESSONS
-from chunklab.student.showing import cut_middle
+from chunklab.text import clip_middle
 
 # A shortest failing input longer than this is cut in the middle.
 INPUT_SHOWN = 160
@@ -97,7 +97,7 @@ def rules_html(figures: LessonFigures) -> str:
             f"{rule.broken} of {rule.tested}",
             f'<span class="bar" style="width:{rule.rate * 60:.0f}px"></span> {percent(rule.rate)}',
             points(rule.points_lost),
-            f"<code>{esc(cut_middle(rule.shortest_input, INPUT_SHOWN))}</code>"
+            f"<code>{esc(clip_middle(rule.shortest_input, INPUT_SHOWN))}</code>"
             if rule.shortest_input
             else '<span class="muted">none shown</span>',
         ]
@@ -115,7 +115,7 @@ def problems_html(figures: LessonFigures) -> str:
             f'<span class="mono">{esc(problem.kind)}</span>',
             esc(problem.level),
             str(problem.submissions),
-            f"<pre>{esc(cut_middle(problem.example, 300))}</pre>",
+            f"<pre>{esc(clip_middle(problem.example, 300))}</pre>",
         ]
         for problem in figures.problems
     ]

@@ -48,7 +48,7 @@ from chunklab.report_out.files import (
     write_json,
     write_json_or_say_why,
 )
-from chunklab.report_out.inert import json_line, terminal_safe
+from chunklab.report_out.inert import json_line
 from chunklab.report_out.progress import ProgressBar
 from chunklab.report_out.report_layout import ReportLayout
 from chunklab.report_out.streams import silence
@@ -56,6 +56,7 @@ from chunklab.report_out.table import Outline, outline, results_table
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import DEFAULT as DEFAULT_HIDDEN_FEEDBACK
 from chunklab.scoring.report import GradeReport, Problem
+from chunklab.text import terminal_safe
 
 if TYPE_CHECKING:
     # What only --out, --resume and --lms need is imported when they are given: a single

@@ -17,6 +17,7 @@ from typing import Any, NoReturn, TypeVar
 import pytest
 
 from chunklab.contract import NOT_THE_SUBMISSIONS_ANSWER
+from chunklab.text import LEFT_OUT, clip
 
 MAX_SHOWN = 240
 T = TypeVar("T")
@@ -51,12 +52,8 @@ def shorten(value: Any, limit: int = MAX_SHOWN) -> str:
         if length <= limit:
             return repr(value)
         head, tail = list_ends(value, keep)
-        return f"{head} ...[{length - 2 * keep} characters left out]... {tail}"
-    text = repr(value)
-    if len(text) <= limit:
-        return text
-    left_out = len(text) - 2 * keep
-    return f"{text[:keep]} ...[{left_out} characters left out]... {text[-keep:]}"
+        return head + LEFT_OUT.format(left_out=length - 2 * keep) + tail
+    return clip(repr(value), limit, head=keep, tail=keep, mark=LEFT_OUT)
 
 
 # Lists longer than this are shown without making their whole repr.
@@ -172,7 +169,7 @@ def raised_message(exc: Exception) -> str:
     else:
         message = str(exc)
     if isinstance(exc, KeyError):
-        return message if len(message) <= 160 else f"{message[:140]} ...[cut]"
+        return clip(message, 160, head=140, mark=" ...[cut]")
     return shorten(message, 160)
 
 
