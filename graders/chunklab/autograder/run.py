@@ -27,7 +27,7 @@ from chunklab.report_out.files import write_json
 from chunklab.report_out.gradescope import GradescopeOptions, gradescope_results
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import with_hidden_feedback
-from chunklab.scoring.report import GradeReport, Problem
+from chunklab.scoring.report import GradeReport, Problem, error_report
 from chunklab.suites.digest import KitVersion, this_kit
 
 DEFAULT_ROOT = "/autograder"
@@ -112,13 +112,8 @@ def nothing_to_grade(lesson: Lesson, submitter: Submitter, max_score: float) -> 
         f"No .py file or notebook was found in your submission. Hand in {lesson.file_name} "
         f"or the lesson's notebook ({lesson.id}.ipynb).",
     )
-    return GradeReport(
-        lesson=lesson.id,
-        submission="(nothing handed in)",
-        status="error",
-        errors=(problem,),
-        max_score=max_score,
-        student=submitter.student,
+    return error_report(
+        lesson.id, "(nothing handed in)", problem, max_score=max_score, student=submitter.student
     )
 
 

@@ -18,8 +18,8 @@ from chunklab.reading.student import file_lesson
 from chunklab.report_out.check_text import all_passed, check_text
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import SandboxStartError, Zygote, ZygoteSettings
-from chunklab.scoring.report import GradeReport, Problem
-from chunklab.student.selfcheck import error_report, run_self_check
+from chunklab.scoring.report import GradeReport, problem_of
+from chunklab.student.selfcheck import public_error_report, run_self_check
 from chunklab.suite_run.in_process import InProcessZygote
 
 
@@ -111,7 +111,7 @@ def check_command(
         path = find_file(lesson, file)
         report = check_source(read_submission(path, lesson.id), limits or Limits(), sandbox=sandbox)
     except SubmissionError as error:
-        report = error_report(lesson, str(path), Problem(error.kind, str(error)))
+        report = public_error_report(lesson, str(path), problem_of(error))
     if as_json:
         print(json.dumps(report.to_json()))
     else:

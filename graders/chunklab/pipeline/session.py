@@ -35,7 +35,7 @@ from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
-from chunklab.scoring.report import GradeReport, Isolation, Problem
+from chunklab.scoring.report import GradeReport, Problem, error_report, problem_of
 from chunklab.suite_run.in_process import InProcessZygote
 from chunklab.suite_run.plugin import EmptySlot, SuiteEntry
 from chunklab.suite_run.pytest_run import SuiteRun, run_suites, suite_max_score
@@ -184,7 +184,14 @@ def refused_report(
 ) -> GradeReport:
     """The report of a submission that could not be read, for the lesson it was most likely."""
     lesson = likely_lesson(item.path, item.lesson or lesson_id)
-    return error_report(item.display, lesson, error, session, duration, item.student)
+    return error_report(
+        lesson.id if lesson else None,
+        item.display,
+        problem_of(error),
+        max_score=session.max_score(lesson) if lesson else 0.0,
+        duration_s=duration,
+        student=item.student,
+    )
 
 
 def grade_lesson_group(
@@ -210,11 +217,11 @@ def report_of(
     error = run.load_errors.get(key) or each.error
     if error is not None:
         return error_report(
+            source.lesson.id,
             source.display,
-            source.lesson,
-            error,
-            session,
-            each.duration,
+            problem_of(error),
+            max_score=session.max_score(source.lesson),
+            duration_s=each.duration,
             isolation=session.sandbox().isolation,
             student=source.student,
             isolation_gaps=session.sandbox().gaps,
@@ -310,29 +317,6 @@ class FedSession:
                 return index, source
             self.other_lessons.append((index, source))
         return None
-
-
-def error_report(
-    display: str,
-    lesson: Lesson | None,
-    error: SubmissionError,
-    session: GradingSession,
-    duration: float,
-    student: str = "",
-    isolation: Isolation = "",
-    isolation_gaps: tuple[str, ...] = (),
-) -> GradeReport:
-    return GradeReport(
-        student=student,
-        lesson=lesson.id if lesson else None,
-        submission=display,
-        status="error",
-        errors=(Problem(error.kind, str(error)),),
-        duration_s=duration,
-        max_score=session.max_score(lesson) if lesson else 0.0,
-        isolation=isolation,
-        isolation_gaps=isolation_gaps,
-    )
 
 
 def load_warnings(

@@ -29,7 +29,7 @@ from chunklab.report_out.check_text import check_text
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_main import STANDARD_LIBRARY, blocked_message, outside_imports
 from chunklab.sandbox.zygote import Zygote
-from chunklab.scoring.report import GradeReport, Problem
+from chunklab.scoring.report import GradeReport, Problem, error_report
 from chunklab.suite_run.in_process import InProcessZygote
 from chunklab.suite_run.pytest_run import run_suite
 from chunklab.suite_run.submission_proxy import SubmissionProxy
@@ -68,10 +68,9 @@ def with_public_max_score(report: GradeReport, lesson: Lesson) -> GradeReport:
     return dataclasses.replace(report, max_score=sum(test.max_score for test in tests))
 
 
-def error_report(lesson: Lesson, submission: str, problem: Problem) -> GradeReport:
+def public_error_report(lesson: Lesson, submission: str, problem: Problem) -> GradeReport:
     """Nothing of the submission ran; the report still says the public checks' full marks."""
-    report = GradeReport(lesson.id, submission, "error", errors=(problem,))
-    return with_public_max_score(report, lesson)
+    return with_public_max_score(error_report(lesson.id, submission, problem), lesson)
 
 
 # --- a notebook's kernel --------------------------------------------------------------------
@@ -141,7 +140,7 @@ def check_namespace(
     limits = limits or LIMITS
     if not callable(namespace.get(lesson.entry_point)):
         kind = "class" if lesson.entry_kind == "class" else "function"
-        return error_report(
+        return public_error_report(
             lesson,
             submission,
             Problem(
@@ -152,7 +151,8 @@ def check_namespace(
         )
     blocked = kernel_imports(namespace)
     if blocked:
-        return error_report(lesson, submission, Problem("import_blocked", blocked_message(blocked)))
+        problem = Problem("import_blocked", blocked_message(blocked))
+        return public_error_report(lesson, submission, problem)
     source = SubmissionSource(Path(submission), submission, "notebook", lesson, cells=())
     return run_self_check(source, limits, InProcessZygote(limits, dict(namespace)))
 
