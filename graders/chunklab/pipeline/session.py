@@ -28,7 +28,8 @@ from chunklab.errors import (
 )
 from chunklab.kit import Kit, load_reference
 from chunklab.lessons import Lesson
-from chunklab.reading.read import SubmissionPath, likely_lesson, read_found
+from chunklab.reading.lesson_of import likely_lesson
+from chunklab.reading.read import SubmissionPath, read_found
 from chunklab.reading.source import SubmissionSource
 from chunklab.sandbox.answer_shape import LoadAnswer, LoadProblem
 from chunklab.sandbox.backend import SandboxBackend
