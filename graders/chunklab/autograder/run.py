@@ -127,9 +127,9 @@ def grade_folder(root: Path, setup: AutograderSetup, submitter: Submitter) -> Gr
         # reports in the words a local run uses.
         candidates = None
     if candidates == []:
-        from chunklab.suite_run.pytest_run import suite_max_score
+        from chunklab.suite_run.suite_contents import suite_contents
 
-        return nothing_to_grade(setup.lesson, submitter, suite_max_score(setup.lesson))
+        return nothing_to_grade(setup.lesson, submitter, suite_contents(setup.lesson).max_score)
     display = candidates[0].relative_to(folder).as_posix() if candidates else UNREAD_FOLDER
     item = SubmissionPath(folder, display, submitter.student, setup.lesson.id)
     [(_, report)] = list(grade_many([(0, item)], setup.lesson.id, setup.kit, Limits(), 1))

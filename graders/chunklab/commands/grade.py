@@ -192,9 +192,9 @@ def find_all(
 def max_scores_of(entries: list[Entry], lesson_id: str | None) -> dict[str, float]:
     scores = {e.lesson: e.max_score for e in entries if e.lesson and e.max_score}
     if lesson_id and lesson_id not in scores:
-        from chunklab.suite_run.pytest_run import suite_max_score
+        from chunklab.suite_run.suite_contents import suite_contents
 
-        scores[lesson_id] = suite_max_score(get_lesson(lesson_id))
+        scores[lesson_id] = suite_contents(get_lesson(lesson_id)).max_score
     return scores
 
 

@@ -170,6 +170,6 @@ def write_feedback_archives(out_dir: Path, found: Found, pages: dict[str, str]) 
 def lesson_max_score(lesson: str | None) -> float:
     if lesson not in LESSONS:
         return 0.0
-    from chunklab.suite_run.pytest_run import suite_max_score
+    from chunklab.suite_run.suite_contents import suite_contents
 
-    return suite_max_score(LESSONS[lesson])
+    return suite_contents(LESSONS[lesson]).max_score

@@ -39,8 +39,9 @@ from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.scoring.report import GradeReport, Problem, error_report, problem_of
 from chunklab.suite_run.in_process import InProcessZygote
 from chunklab.suite_run.plugin import EmptySlot, SuiteEntry
-from chunklab.suite_run.pytest_run import SuiteRun, run_suites, suite_max_score
+from chunklab.suite_run.pytest_run import SuiteRun, run_suites
 from chunklab.suite_run.submission_proxy import SubmissionProxy
+from chunklab.suite_run.suite_contents import suite_contents
 
 
 @dataclass
@@ -77,7 +78,7 @@ class GradingSession:
 
     def max_score(self, lesson: Lesson) -> float:
         if lesson.id not in self.max_scores:
-            self.max_scores[lesson.id] = suite_max_score(lesson)
+            self.max_scores[lesson.id] = suite_contents(lesson).max_score
         return self.max_scores[lesson.id]
 
     def __post_init__(self) -> None:

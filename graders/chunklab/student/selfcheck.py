@@ -21,7 +21,6 @@ from pathlib import Path
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
-from chunklab.contract import Backend
 from chunklab.lessons import Lesson, get_lesson
 from chunklab.pipeline.session import GradingSession, grade_lesson_group
 from chunklab.reading.source import SubmissionSource
@@ -31,8 +30,7 @@ from chunklab.sandbox.worker_main import STANDARD_LIBRARY, blocked_message, outs
 from chunklab.sandbox.zygote import Zygote
 from chunklab.scoring.report import GradeReport, Problem, error_report
 from chunklab.suite_run.in_process import InProcessZygote
-from chunklab.suite_run.pytest_run import run_suite
-from chunklab.suite_run.submission_proxy import SubmissionProxy
+from chunklab.suite_run.suite_contents import suite_contents
 
 # The limits of a notebook's self-check: grading's defaults.
 LIMITS = Limits()
@@ -53,19 +51,11 @@ def run_self_check(
     return with_public_max_score(report, source.lesson)
 
 
-class NothingDefined(Backend):
-    """A backend for a submission with nothing in it: every call fails at once."""
-
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        return {"raised": {"type": "NameError", "builtin": "NameError", "message": "not defined"}}
-
-
 def with_public_max_score(report: GradeReport, lesson: Lesson) -> GradeReport:
     """A report whose full marks are those of the public checks, also when nothing ran."""
     if report.status == "graded":
         return report
-    tests = run_suite(lesson, SubmissionProxy(NothingDefined()), visible_only=True)
-    return dataclasses.replace(report, max_score=sum(test.max_score for test in tests))
+    return dataclasses.replace(report, max_score=suite_contents(lesson).public_max_score)
 
 
 def public_error_report(lesson: Lesson, submission: str, problem: Problem) -> GradeReport:
