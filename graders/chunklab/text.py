@@ -1,7 +1,7 @@
 """Text for a person to read: long text cut to a size, and text that shows as what it is.
 
-Every place that shows a long value (feedback, the table, the class report, a
-message from the worker) cuts it with `clip`, each with its own marks; every
+Every place that shows a long value (the table, the class report, the chunk
+picture, a message from the worker) cuts it with `clip`, each with its own marks; every
 place that writes text a submission chose where a person reads it (a terminal,
 a CSV cell) passes it through `terminal_safe`. This module imports nothing of
 the package, so any layer may use it.
@@ -9,8 +9,6 @@ the package, so any layer may use it.
 
 from __future__ import annotations
 
-# The mark between the two ends of a long value in feedback: how much of it is not shown.
-LEFT_OUT = " ...[{left_out} characters left out]... "
 # The mark after the start of a long text from the worker: how much more there was.
 MORE_NOT_SHOWN = " ...[{left_out} more characters not shown]"
 

@@ -78,9 +78,6 @@ def test_a_students_folder_is_split_by_the_lesson_each_file_tells(tmp_path):
         "char_chunk",
         "word_chunk",
     ]
-    # The pool takes each part of the folder for its own lesson.
-    pool = WorkPool(list(enumerate(found)), None)
-    assert sorted(pool.pending) == ["char_chunk", "word_chunk"]
 
 
 def test_a_conflict_is_refused_alike_by_grade_check_and_a_students_folder(tmp_path):

@@ -60,7 +60,7 @@ def task_groups(items: Group, size: int) -> Iterator[Group]:
     for first in range(0, len(items), stretch):
         by_lesson: dict[str, Group] = {}
         for index, item in items[first : first + stretch]:
-            lesson = likely_lesson(item.path, item.lesson)
+            lesson = likely_lesson(item.path)
             by_lesson.setdefault(lesson.id if lesson else "", []).append((index, item))
         ordered = [pair for key in sorted(by_lesson) for pair in by_lesson[key]]
         yield from (ordered[start : start + size] for start in range(0, len(ordered), size))

@@ -36,7 +36,7 @@ class WorkPool:
         # Positions in the input, by the lesson their name suggests ("" for none).
         self.pending: dict[str, deque[int]] = {}
         for position, (_, item) in enumerate(items):
-            likely = likely_lesson(item.path, item.lesson or lesson_id)
+            likely = likely_lesson(item.path, lesson_id)
             key = likely.id if likely else ""
             self.pending.setdefault(key, deque()).append(position)
         self.finished = [False] * len(items)

@@ -17,7 +17,6 @@ from typing import Any, NoReturn, TypeVar
 import pytest
 
 from chunklab.contract import NOT_THE_SUBMISSIONS_ANSWER
-from chunklab.text import LEFT_OUT, clip
 
 MAX_SHOWN = 240
 T = TypeVar("T")
@@ -52,8 +51,12 @@ def shorten(value: Any, limit: int = MAX_SHOWN) -> str:
         if length <= limit:
             return repr(value)
         head, tail = list_ends(value, keep)
-        return head + LEFT_OUT.format(left_out=length - 2 * keep) + tail
-    return clip(repr(value), limit, head=keep, tail=keep, mark=LEFT_OUT)
+        return f"{head} ...[{length - 2 * keep} characters left out]... {tail}"
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    left_out = len(text) - 2 * keep
+    return f"{text[:keep]} ...[{left_out} characters left out]... {text[-keep:]}"
 
 
 # Lists longer than this are shown without making their whole repr.
@@ -169,7 +172,7 @@ def raised_message(exc: Exception) -> str:
     else:
         message = str(exc)
     if isinstance(exc, KeyError):
-        return clip(message, 160, head=140, mark=" ...[cut]")
+        return message if len(message) <= 160 else f"{message[:140]} ...[cut]"
     return shorten(message, 160)
 
 
