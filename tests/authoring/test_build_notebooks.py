@@ -12,12 +12,10 @@ import pytest
 
 from chunklab.authoring.build_notebooks import build_notebook, exercise_source, main
 from chunklab.authoring.rule_list import literal
-from chunklab.authoring.rules import suite_rules
 from chunklab.authoring.submission_notebook import submission_notebook, write_submission_notebook
 from chunklab.lessons import LESSONS, get_lesson
 from chunklab.reading.source import EXERCISE_CELL_TAG, KIT_CELL_TAG
-from chunklab.suite_run.plugin import GradingPlugin
-from chunklab.suite_run.pytest_run import pytest_arguments
+from chunklab.suite_run.suite_contents import suite_contents
 from tests.conftest import KIT_ROOT, LESSON_IDS
 
 SECTIONS = (
@@ -74,34 +72,11 @@ def test_notebooks_are_left_alone_by_the_linter_and_formatter() -> None:
 @pytest.mark.parametrize("lesson_id", LESSON_IDS)
 def test_every_rule_a_grader_checks_is_stated_in_the_notebook(lesson_id: str) -> None:
     rules_cell = next(c for c in build_notebook(get_lesson(lesson_id)).cells if c.id == "rules")
-    rules = suite_rules(get_lesson(lesson_id))
+    rules = suite_contents(get_lesson(lesson_id)).rules()
     assert rules, "the suite states no rules"
     for rule in rules:
         assert f"- {literal(rule.text)}" in rules_cell.source
     assert any(r.public for r in rules) and "*(self-check)*" in rules_cell.source
-
-
-class RuleCollector:
-    def __init__(self) -> None:
-        self.rules: set[str] = set()
-
-    def pytest_collection_modifyitems(self, items: list) -> None:
-        for item in items:
-            marker = item.get_closest_marker("rule")
-            if marker and marker.args:
-                self.rules.add(" ".join(str(marker.args[0]).split()))
-
-
-@pytest.mark.parametrize("lesson_id", LESSON_IDS)
-def test_reading_the_suites_finds_the_rules_pytest_collects(lesson_id: str) -> None:
-    """The notebook's rules are read with `ast`; pytest must not know of any other rule."""
-    lesson = get_lesson(lesson_id)
-    collector = RuleCollector()
-    with contextlib.redirect_stdout(io.StringIO()):
-        pytest.main(
-            pytest_arguments(lesson, "--collect-only"), plugins=[collector, GradingPlugin()]
-        )
-    assert collector.rules == {rule.text for rule in suite_rules(lesson)}
 
 
 @pytest.mark.parametrize("lesson_id", LESSON_IDS)

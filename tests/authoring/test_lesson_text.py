@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,11 +20,12 @@ from chunklab.authoring.lesson_source import (
     read_lesson_text,
 )
 from chunklab.authoring.rule_list import LEFTOVER_TITLE, grouped, literal, rules_markdown
-from chunklab.authoring.rules import SuiteRule, rules_in_file
 from chunklab.errors import KitLayoutError
 from chunklab.lessons import LESSONS
 from chunklab.sandbox.fitted_limits import LOAD_SECONDS
 from chunklab.sandbox.limits import Limits
+from chunklab.suite_run import pytest_run
+from chunklab.suite_run.suite_contents import SuiteRule, suite_contents
 from tests.conftest import LESSON_IDS
 
 LESSON = """\
@@ -115,11 +117,11 @@ def test_every_lesson_text_is_complete(lesson_id: str) -> None:
 SUITE = """\
 import pytest
 
-pytestmark = [pytest.mark.visibility("hidden")]
+pytestmark = [pytest.mark.visibility("hidden"), pytest.mark.points(1)]
 
 
 @pytest.mark.rule("Module   default\\n  visibility.")
-@pytest.mark.points(1)
+@pytest.mark.points(2)
 def test_a(submission):
     pass
 
@@ -145,25 +147,34 @@ def test_d(submission, x):
 """
 
 
-def test_rules_are_read_with_the_visibility_that_applies(tmp_path: Path) -> None:
-    path = tmp_path / "test_suite.py"
-    path.write_text(SUITE)
-    found = {rule.text: rule.visibility for rule in rules_in_file(path)}
-    assert found == {
-        "Module default visibility.": "hidden",
-        "Own visibility.": "visible",
-        "From the class.": "visible",
-        "From a param.": "hidden",
-    }
+def suite_of(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str):
+    """What the kit finds in a suite folder holding one test file."""
+    folder = tmp_path / "suites" / "lesson"
+    folder.mkdir(parents=True)
+    (folder / f"{name}.py").write_text(text)
+    (folder.parent / "pytest.ini").write_text("[pytest]\n")
+    monkeypatch.setattr(pytest_run, "suite_dir", lambda lesson: folder)
+    monkeypatch.setattr(sys, "path", [*sys.path])  # pytest puts the folder on it
+    return suite_contents(LESSONS["char_chunk"])
 
 
-def test_a_rule_that_is_not_a_plain_string_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "test_suite.py"
-    path.write_text(
-        'import pytest\nR = "x"\n\n@pytest.mark.rule(f"{R}")\ndef test_a():\n    pass\n'
-    )
-    with pytest.raises(KitLayoutError, match="plain string"):
-        rules_in_file(path)
+def test_rules_are_read_with_the_markers_that_apply(tmp_path, monkeypatch) -> None:
+    found = suite_of(tmp_path, monkeypatch, "test_marked_suite", SUITE)
+    assert found.rules() == [
+        SuiteRule("Module default visibility.", False),
+        SuiteRule("Own visibility.", True),
+        SuiteRule("From the class.", True),
+        SuiteRule("From a param.", False),
+    ]
+    assert [test.name for test in found.tests] == ["test_a", "test_b", "TestGroup", "test_d"]
+    assert (found.max_score, found.public_max_score) == (5.0, 2.0)
+
+
+def test_a_rule_that_is_not_a_string_is_refused(tmp_path, monkeypatch) -> None:
+    text = "import pytest\n\n@pytest.mark.rule(3)\n@pytest.mark.points(1)\n"
+    text += '@pytest.mark.visibility("hidden")\ndef test_a():\n    pass\n'
+    with pytest.raises(KitLayoutError, match="must hold a string"):
+        suite_of(tmp_path, monkeypatch, "test_number_rule_suite", text)
 
 
 def test_rules_go_to_the_first_group_that_takes_them() -> None:

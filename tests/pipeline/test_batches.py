@@ -17,12 +17,12 @@ from chunklab.pipeline.session import FedSession, GradingSession
 from chunklab.reading import read as read_module
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
-from chunklab.suite_run.pytest_run import suite_max_score
+from chunklab.suite_run.suite_contents import suite_contents
 from tests.conftest import LESSON_IDS
 
 # Full marks of the two lessons these tests grade, as their suites say.
-CHAR_FULL = suite_max_score(LESSONS["char_chunk"])
-WORD_FULL = suite_max_score(LESSONS["word_chunk"])
+CHAR_FULL = suite_contents(LESSONS["char_chunk"]).max_score
+WORD_FULL = suite_contents(LESSONS["word_chunk"]).max_score
 
 KIT = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,9 @@ import re
 from pathlib import Path
 
 from chunklab.report_out.files import report_file_name
-from chunklab.report_out.inert import inert_text, json_line, terminal_safe
+from chunklab.report_out.inert import inert_text, json_line
 from chunklab.report_out.table import Outline, results_table
+from chunklab.text import terminal_safe
 
 KIT_ROOT = Path(__file__).resolve().parents[2]
 CHAR_SOLUTION = (KIT_ROOT / "solutions" / "char_chunk.py").read_text()

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from chunklab.authoring.rules import suite_files
+from chunklab.kit import suite_dir
 from chunklab.lessons import get_lesson
 from chunklab.suite_run.plugin import GradingPlugin, SuiteEntry, stage_notes, submission_key
 from chunklab.suite_run.pytest_run import pytest_arguments
@@ -45,7 +45,7 @@ def collect(lesson_id: str, keys: list[str]) -> Collected:
 
 def grader_test_count(lesson_id: str) -> int:
     """How many grader tests a lesson's suite files define."""
-    files = suite_files(get_lesson(lesson_id))
+    files = suite_dir(get_lesson(lesson_id)).glob("test_*.py")
     return sum(path.read_text().count("\ndef test_") for path in files)
 
 

@@ -10,7 +10,6 @@ import pytest
 
 from chunklab.authoring.build_public_cuts import public_cuts_text
 from chunklab.authoring.bundle import write_bundle
-from chunklab.authoring.rules import rules_in_file, suite_rules
 from chunklab.authoring.validation import AT_MOST, Expectation, Verdict, judge, weak_figures
 from chunklab.contract import CallTimedOut
 from chunklab.kit import SUITES_DIR, find_kit
@@ -21,6 +20,7 @@ from chunklab.scoring.report import GradeReport, TestOutcome
 from chunklab.suite_run.in_process import InProcessBackend
 from chunklab.suite_run.pytest_run import run_suite
 from chunklab.suite_run.submission_proxy import NotPlainData, SubmissionProxy
+from chunklab.suite_run.suite_contents import suite_contents
 from chunklab.suites.char_chunk import test_hidden as char_hidden
 from chunklab.suites.checks import (
     RuleBroken,
@@ -39,25 +39,26 @@ from chunklab.suites.long_texts import (
     long_text,
 )
 from chunklab.suites.word_chunk import test_hidden as word_hidden
-from tests.conftest import KIT_ROOT, LESSON_IDS
+from tests.conftest import LESSON_IDS
 
 KIT = find_kit()
 
 
-def suite_file(lesson: str, visibility: str) -> Path:
-    return KIT_ROOT / "graders" / "chunklab" / "suites" / lesson / f"test_{visibility}.py"
+def rules_in(lesson: str, file_name: str) -> set[str]:
+    tests = suite_contents(get_lesson(lesson)).tests
+    return {test.rule for test in tests if test.path.name == file_name}
 
 
 @pytest.mark.parametrize("lesson", LESSON_IDS)
 def test_every_public_rule_is_checked_again_by_a_hidden_test(lesson):
-    public = {rule.text for rule in rules_in_file(suite_file(lesson, "visible"))}
-    hidden = {rule.text for rule in rules_in_file(suite_file(lesson, "hidden"))}
+    public = rules_in(lesson, "test_visible.py")
+    hidden = rules_in(lesson, "test_hidden.py")
     assert public and public <= hidden, sorted(public - hidden)
 
 
 @pytest.mark.parametrize("lesson", LESSON_IDS)
 def test_every_lesson_has_the_long_document_rule_in_the_specs_terms(lesson):
-    texts = [rule.text for rule in suite_rules(get_lesson(lesson))]
+    texts = [rule.text for rule in suite_contents(get_lesson(lesson)).rules()]
     long_rules = [text for text in texts if "200,000 characters" in text]
     assert long_rules == [LONG_DOCUMENT_RULE]
     assert "million" not in " ".join(texts)
@@ -67,7 +68,7 @@ def test_every_lesson_has_the_long_document_rule_in_the_specs_terms(lesson):
 
 def test_the_rules_other_checks_build_on_are_rules_of_their_suites():
     def texts(lesson: str) -> set[str]:
-        return {rule.text for rule in suite_rules(get_lesson(lesson))}
+        return {rule.text for rule in suite_contents(get_lesson(lesson)).rules()}
 
     assert char_hidden.COUNT_RULE in texts("char_chunk")
     assert word_hidden.COUNT_RULE in texts("word_chunk")

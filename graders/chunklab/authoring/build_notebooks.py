@@ -29,10 +29,10 @@ from chunklab.authoring.lesson_source import (
     read_lesson_text,
 )
 from chunklab.authoring.rule_list import rules_markdown
-from chunklab.authoring.rules import suite_rules
 from chunklab.kit import Kit, find_kit
 from chunklab.lessons import LESSONS, Lesson
 from chunklab.reading.source import EXERCISE_CELL_TAG, KIT_CELL_TAG, NOTEBOOK_METADATA_KEY
+from chunklab.suite_run.suite_contents import suite_contents
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -129,7 +129,7 @@ def build_notebook(lesson: Lesson, kit: Kit | None = None) -> NotebookNode:
     stub = kit.exercise(lesson).read_text(encoding="utf-8")
     parts = read_lesson_text(lesson.id)
     rules = next(part for part in parts if isinstance(part, Rules))
-    rules_text = rules_markdown(suite_rules(lesson), rules.groups)
+    rules_text = rules_markdown(suite_contents(lesson).rules(), rules.groups)
     notebook = nbformat.v4.new_notebook()
     counts: dict[str, int] = {}
     for part in parts:

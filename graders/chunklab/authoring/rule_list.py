@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from chunklab.authoring.lesson_source import RuleGroup
-from chunklab.authoring.rules import SuiteRule
+from chunklab.suite_run.suite_contents import SuiteRule
 
 PUBLIC_NOTE = "*(self-check)*"
 LEFTOVER_TITLE = "More rules"

@@ -23,7 +23,7 @@ from pathlib import Path
 from chunklab.errors import KitLayoutError
 from chunklab.kit import suite_dir
 from chunklab.lessons import Lesson
-from chunklab.suite_run.pytest_run import SuiteTest, suite_tests
+from chunklab.suite_run.suite_contents import SuiteTest, suite_contents
 
 # Module-level names pytest reads by itself: a file keeps the statements that bind them.
 PYTEST_NAMES = ("pytestmark", "pytest_plugins")
@@ -199,7 +199,7 @@ def visible_part(source: str, visible: set[str], hidden: set[str], path: Path) -
 def visible_sources(lesson: Lesson) -> dict[str, str]:
     """File name → the text a student gets, for each test file holding a visible test."""
     by_file: dict[Path, list[SuiteTest]] = defaultdict(list)
-    for test in suite_tests(lesson):
+    for test in suite_contents(lesson).tests:
         by_file[test.path].append(test)
     written = {}
     for path, tests in sorted(by_file.items()):

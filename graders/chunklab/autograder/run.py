@@ -27,7 +27,7 @@ from chunklab.report_out.files import write_json
 from chunklab.report_out.gradescope import GradescopeOptions, gradescope_results
 from chunklab.sandbox.limits import Limits
 from chunklab.scoring.feedback_policy import with_hidden_feedback
-from chunklab.scoring.report import GradeReport, Problem
+from chunklab.scoring.report import GradeReport, Problem, error_report
 from chunklab.suites.digest import KitVersion, this_kit
 
 DEFAULT_ROOT = "/autograder"
@@ -112,13 +112,8 @@ def nothing_to_grade(lesson: Lesson, submitter: Submitter, max_score: float) -> 
         f"No .py file or notebook was found in your submission. Hand in {lesson.file_name} "
         f"or the lesson's notebook ({lesson.id}.ipynb).",
     )
-    return GradeReport(
-        lesson=lesson.id,
-        submission="(nothing handed in)",
-        status="error",
-        errors=(problem,),
-        max_score=max_score,
-        student=submitter.student,
+    return error_report(
+        lesson.id, "(nothing handed in)", problem, max_score=max_score, student=submitter.student
     )
 
 
@@ -132,9 +127,9 @@ def grade_folder(root: Path, setup: AutograderSetup, submitter: Submitter) -> Gr
         # reports in the words a local run uses.
         candidates = None
     if candidates == []:
-        from chunklab.suite_run.pytest_run import suite_max_score
+        from chunklab.suite_run.suite_contents import suite_contents
 
-        return nothing_to_grade(setup.lesson, submitter, suite_max_score(setup.lesson))
+        return nothing_to_grade(setup.lesson, submitter, suite_contents(setup.lesson).max_score)
     display = candidates[0].relative_to(folder).as_posix() if candidates else UNREAD_FOLDER
     item = SubmissionPath(folder, display, submitter.student, setup.lesson.id)
     [(_, report)] = list(grade_many([(0, item)], setup.lesson.id, setup.kit, Limits(), 1))

@@ -30,7 +30,7 @@ from chunklab.class_out.similarity import (
     line_spans,
 )
 from chunklab.lessons import LESSONS
-from chunklab.student.showing import cut_middle
+from chunklab.text import clip_middle
 
 # A shortest failing input longer than this is cut in the middle.
 INPUT_SHOWN = 160
@@ -169,12 +169,12 @@ def lesson_view(figures: LessonFigures) -> LessonView:
         title=known.title if known else "Unknown lesson",
         histogram=histogram(figures.histogram),
         broken=tuple(
-            RuleRow(rule, cut_middle(rule.shortest_input, INPUT_SHOWN))
+            RuleRow(rule, clip_middle(rule.shortest_input, INPUT_SHOWN))
             for rule in figures.rules
             if rule.broken
         ),
         problems=tuple(
-            ProblemRow(problem, cut_middle(problem.example, 300)) for problem in figures.problems
+            ProblemRow(problem, clip_middle(problem.example, 300)) for problem in figures.problems
         ),
     )
 

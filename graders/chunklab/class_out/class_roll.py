@@ -21,9 +21,9 @@ def max_scores_of(entries: Sequence[Entry], lesson_id: str | None) -> dict[str, 
     """Each lesson's full marks: as the reports give them, else as the lesson's suite says."""
     scores = {e.lesson: e.max_score for e in entries if e.lesson and e.max_score}
     if lesson_id and lesson_id not in scores:
-        from chunklab.suite_run.pytest_run import suite_max_score
+        from chunklab.suite_run.suite_contents import suite_contents
 
-        scores[lesson_id] = suite_max_score(get_lesson(lesson_id))
+        scores[lesson_id] = suite_contents(get_lesson(lesson_id)).max_score
     return scores
 
 

@@ -15,22 +15,17 @@ import csv
 import io
 from collections.abc import Iterable, Sequence
 
+from chunklab.text import terminal_safe
+
 # What a spreadsheet reads as the start of a formula; some read the full-width forms so too.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-
-
-def visible(text: str) -> str:
-    """`text` with each character that does not show as itself written as its escape."""
-    if text.isprintable():
-        return text
-    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
 
 
 def cell(value: object) -> object:
     """A cell a spreadsheet shows as the text it is, never runs as a formula."""
     if not isinstance(value, str):
         return value
-    text = visible(value)
+    text = terminal_safe(value)
     if text in ("-", "+"):  # a sign alone, as LMS exports write an empty date, is no formula
         return text
     return "'" + text if text.startswith(FORMULA_STARTS) else text

@@ -13,10 +13,10 @@ from chunklab.class_out.csv_file import csv_text
 from chunklab.class_out.gradebook import gradebook_csv, gradebook_wide_csv, rules_csv, summary
 from chunklab.pipeline.records import ReportRecord, RunEnd
 from chunklab.report_out.files import write_atomic, write_json
-from chunklab.report_out.inert import terminal_safe
 from chunklab.report_out.report_files import ReportFiles
 from chunklab.report_out.resume import ResumeOut
 from chunklab.report_out.table_out import TableOut
+from chunklab.text import terminal_safe
 
 
 def interrupted_row(graded: int, found: int) -> str:

@@ -19,8 +19,8 @@ from chunklab.cluster.parcel import pack
 from chunklab.cluster.task import VersionMismatchError, grade_parcels, kit_stamp
 from chunklab.errors import ChunklabError, GradingBrokeOffError, UsageError
 from chunklab.kit import Kit
-from chunklab.lessons import lesson_named_in
 from chunklab.pipeline.parallel import Result, failure_report
+from chunklab.reading.lesson_of import likely_lesson
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
 
@@ -60,7 +60,7 @@ def task_groups(items: Group, size: int) -> Iterator[Group]:
     for first in range(0, len(items), stretch):
         by_lesson: dict[str, Group] = {}
         for index, item in items[first : first + stretch]:
-            lesson = lesson_named_in(item.path.name)
+            lesson = likely_lesson(item.path)
             by_lesson.setdefault(lesson.id if lesson else "", []).append((index, item))
         ordered = [pair for key in sorted(by_lesson) for pair in by_lesson[key]]
         yield from (ordered[start : start + size] for start in range(0, len(ordered), size))

@@ -12,14 +12,15 @@ from pathlib import Path
 
 from chunklab.errors import LessonNotFoundError, SubmissionError, UsageError
 from chunklab.lessons import Lesson, get_lesson
+from chunklab.reading.lesson_of import lesson_of
 from chunklab.reading.read import read_submission
 from chunklab.reading.source import SubmissionSource
-from chunklab.reading.student import file_lesson
+from chunklab.reading.student import default_look
 from chunklab.report_out.check_text import all_passed, check_text
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import SandboxStartError, Zygote, ZygoteSettings
-from chunklab.scoring.report import GradeReport, Problem
-from chunklab.student.selfcheck import error_report, run_self_check
+from chunklab.scoring.report import GradeReport, problem_of
+from chunklab.student.selfcheck import public_error_report, run_self_check
 from chunklab.suite_run.in_process import InProcessZygote
 
 
@@ -71,14 +72,20 @@ def check_source(source: SubmissionSource, limits: Limits, *, sandbox: bool = Tr
     return run_self_check(source, limits, zygote or InProcessZygote(limits))
 
 
-def lesson_of(file: Path) -> Lesson:
-    """The lesson a file names (file name or notebook metadata), as `grade` tells it."""
+def lesson_to_check(file: Path) -> Lesson:
+    """The lesson a file is for, as `grade` tells it (`lesson_of`)."""
     if not file.exists():
         raise UsageError(f"there is no file {file}; give the path of your .py file or notebook")
-    named = file_lesson(file) if file.is_file() else None
-    if named is not None:
-        return get_lesson(named)
     try:
+        if file.is_file():
+            # A look is enough, so a file that does not run is still checked (and told why).
+            look = default_look().at(file)
+            try:
+                return lesson_of(file, metadata=look.metadata_lesson)
+            except LessonNotFoundError:
+                if look.skipped is None:
+                    raise
+        # A folder, or a file too large or unreadable to look into: reading tells why.
         return read_submission(file).lesson
     except LessonNotFoundError:
         # The grader's message speaks of `grade --lesson`; here the lesson comes first.
@@ -103,7 +110,7 @@ def check_command(
     if lesson_id is not None:
         lesson = get_lesson(lesson_id)
     elif file is not None:
-        lesson = lesson_of(file)
+        lesson = lesson_to_check(file)
     else:
         raise UsageError("give your .py file or notebook, e.g. chunklab check char_chunk.py")
     path = file if file is not None else Path(lesson.file_name)
@@ -111,7 +118,7 @@ def check_command(
         path = find_file(lesson, file)
         report = check_source(read_submission(path, lesson.id), limits or Limits(), sandbox=sandbox)
     except SubmissionError as error:
-        report = error_report(lesson, str(path), Problem(error.kind, str(error)))
+        report = public_error_report(lesson, str(path), problem_of(error))
     if as_json:
         print(json.dumps(report.to_json()))
     else:

@@ -31,11 +31,11 @@ from chunklab.kit import Kit, find_kit
 from chunklab.pipeline.parallel import grade_many
 from chunklab.pipeline.records import ReportRecord, ReportSink, RunEnd, Sinks
 from chunklab.reading.read import SubmissionPath, hidden_submissions
-from chunklab.report_out.inert import terminal_safe
 from chunklab.report_out.progress import ProgressBar
 from chunklab.report_out.report_layout import ReportLayout
 from chunklab.report_out.table_out import TableOut
 from chunklab.scoring.report import GradeReport
+from chunklab.text import terminal_safe
 
 if TYPE_CHECKING:
     from chunklab.class_out.class_outputs import ClassOutputs

@@ -142,6 +142,6 @@ def not_attempted(handed: Handed, max_score: float) -> GradeReport:
 def lesson_max_score(lesson: str | None) -> float:
     if lesson not in LESSONS:
         return 0.0
-    from chunklab.suite_run.pytest_run import suite_max_score
+    from chunklab.suite_run.suite_contents import suite_contents
 
-    return suite_max_score(LESSONS[lesson])
+    return suite_contents(LESSONS[lesson]).max_score

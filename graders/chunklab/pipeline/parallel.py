@@ -19,13 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from chunklab.errors import ChunklabError
 from chunklab.kit import Kit
 from chunklab.pipeline.pool import WorkPool
 from chunklab.pipeline.session import FedSession, GradingSession, Take, grade_submissions
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
-from chunklab.scoring.report import GradeReport, Problem
+from chunklab.scoring.report import GradeReport, error_report, problem_of
 
 if TYPE_CHECKING:  # not on every platform: only the names are needed
     from multiprocessing.context import ForkContext, ForkServerContext, SpawnContext
@@ -70,22 +69,8 @@ def grade_fed(take: Take, lesson_id: str | None, session: GradingSession) -> lis
 
 
 def failure_report(item: SubmissionPath, error: Exception) -> GradeReport:
-    if isinstance(error, ChunklabError):
-        problem = Problem(error.kind, str(error))
-    else:
-        problem = Problem(
-            "internal",
-            f"the grader failed on this submission "
-            f"({type(error).__name__}: {error}); grade it again, and report it "
-            "to the kit's maintainers if it happens again",
-        )
-    return GradeReport(
-        lesson=item.lesson,
-        submission=item.display,
-        status="error",
-        errors=(problem,),
-        student=item.student,
-    )
+    """The report of a submission whose grading failed (a defect, a worker lost on the way)."""
+    return error_report(item.lesson, item.display, problem_of(error), student=item.student)
 
 
 def collect_garbage_per_session() -> None:

@@ -1,6 +1,6 @@
 """Which submission a grading process takes next: one at a time, in input order, by lesson.
 
-Submissions wait by the lesson their name suggests (the lesson is still
+Submissions wait by the lesson their path suggests (`likely_lesson`) (the lesson is still
 decided when each is read). A grading process that is running a pytest
 session of one lesson asks for the next submission of that lesson; one that
 is free asks for any, and gets the earliest. Only submissions within a
@@ -13,19 +13,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from pathlib import Path
 
-from chunklab.lessons import lesson_named_in
+from chunklab.reading.lesson_of import likely_lesson
 from chunklab.reading.read import SubmissionPath
 
 # How far past the earliest unfinished submission others are handed out.
 WINDOW = 480
-
-
-def likely_lesson(path: Path) -> str:
-    """The lesson a file's name, or its folder's, suggests ("" when neither does)."""
-    lesson = lesson_named_in(path.name) or lesson_named_in(path.parent.name)
-    return lesson.id if lesson else ""
 
 
 class WorkPool:
@@ -43,7 +36,8 @@ class WorkPool:
         # Positions in the input, by the lesson their name suggests ("" for none).
         self.pending: dict[str, deque[int]] = {}
         for position, (_, item) in enumerate(items):
-            key = lesson_id or likely_lesson(item.path)
+            likely = likely_lesson(item.path, lesson_id)
+            key = likely.id if likely else ""
             self.pending.setdefault(key, deque()).append(position)
         self.finished = [False] * len(items)
         self.earliest = 0  # the first position not finished

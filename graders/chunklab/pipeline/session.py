@@ -28,18 +28,20 @@ from chunklab.errors import (
 )
 from chunklab.kit import Kit, load_reference
 from chunklab.lessons import Lesson
-from chunklab.reading.read import SubmissionPath, likely_lesson, read_found
+from chunklab.reading.lesson_of import likely_lesson
+from chunklab.reading.read import SubmissionPath, read_found
 from chunklab.reading.source import SubmissionSource
 from chunklab.sandbox.answer_shape import LoadAnswer, LoadProblem
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
-from chunklab.scoring.report import GradeReport, Isolation, Problem
+from chunklab.scoring.report import GradeReport, Problem, error_report, problem_of
 from chunklab.suite_run.in_process import InProcessZygote
 from chunklab.suite_run.plugin import EmptySlot, SuiteEntry
-from chunklab.suite_run.pytest_run import SuiteRun, run_suites, suite_max_score
+from chunklab.suite_run.pytest_run import SuiteRun, run_suites
 from chunklab.suite_run.submission_proxy import SubmissionProxy
+from chunklab.suite_run.suite_contents import suite_contents
 
 
 @dataclass
@@ -76,7 +78,7 @@ class GradingSession:
 
     def max_score(self, lesson: Lesson) -> float:
         if lesson.id not in self.max_scores:
-            self.max_scores[lesson.id] = suite_max_score(lesson)
+            self.max_scores[lesson.id] = suite_contents(lesson).max_score
         return self.max_scores[lesson.id]
 
     def __post_init__(self) -> None:
@@ -184,7 +186,14 @@ def refused_report(
 ) -> GradeReport:
     """The report of a submission that could not be read, for the lesson it was most likely."""
     lesson = likely_lesson(item.path, item.lesson or lesson_id)
-    return error_report(item.display, lesson, error, session, duration, item.student)
+    return error_report(
+        lesson.id if lesson else None,
+        item.display,
+        problem_of(error),
+        max_score=session.max_score(lesson) if lesson else 0.0,
+        duration_s=duration,
+        student=item.student,
+    )
 
 
 def grade_lesson_group(
@@ -210,11 +219,11 @@ def report_of(
     error = run.load_errors.get(key) or each.error
     if error is not None:
         return error_report(
+            source.lesson.id,
             source.display,
-            source.lesson,
-            error,
-            session,
-            each.duration,
+            problem_of(error),
+            max_score=session.max_score(source.lesson),
+            duration_s=each.duration,
             isolation=session.sandbox().isolation,
             student=source.student,
             isolation_gaps=session.sandbox().gaps,
@@ -310,29 +319,6 @@ class FedSession:
                 return index, source
             self.other_lessons.append((index, source))
         return None
-
-
-def error_report(
-    display: str,
-    lesson: Lesson | None,
-    error: SubmissionError,
-    session: GradingSession,
-    duration: float,
-    student: str = "",
-    isolation: Isolation = "",
-    isolation_gaps: tuple[str, ...] = (),
-) -> GradeReport:
-    return GradeReport(
-        student=student,
-        lesson=lesson.id if lesson else None,
-        submission=display,
-        status="error",
-        errors=(Problem(error.kind, str(error)),),
-        duration_s=duration,
-        max_score=session.max_score(lesson) if lesson else 0.0,
-        isolation=isolation,
-        isolation_gaps=isolation_gaps,
-    )
 
 
 def load_warnings(

@@ -23,9 +23,9 @@ from typing import Any
 from chunklab.errors import SubmissionError
 from chunklab.lessons import LESSONS
 from chunklab.reading.folder import OpenFolder
+from chunklab.reading.lesson_of import metadata_lesson
 from chunklab.reading.notebook_file import NOTEBOOK_OUTPUTS_BYTES, load_json
 from chunklab.reading.safe_file import read_regular_file
-from chunklab.reading.source import NOTEBOOK_METADATA_KEY
 from chunklab.scoring.report import Problem
 
 WARNING_KIND = "file_skipped"
@@ -54,6 +54,7 @@ class FileLook:
     """What one file shows without being run: the lesson its metadata names, what it defines."""
 
     path: Path
+    # What its notebook metadata names as the lesson, as written (`lesson_of` judges it).
     metadata_lesson: str | None = None
     defined: frozenset[str] = frozenset()
     # Why the file was not looked into (too large, not readable); None when it was.
@@ -108,14 +109,6 @@ def defined_in(sources: list[str]) -> frozenset[str]:
     return frozenset(
         name for name, pattern in DEFINITIONS.items() if any(pattern.search(s) for s in sources)
     )
-
-
-def metadata_lesson(data: Any) -> str | None:
-    """The lesson id a notebook names in its metadata, if it is one."""
-    metadata = data.get("metadata") if isinstance(data, dict) else None
-    entry = metadata.get(NOTEBOOK_METADATA_KEY) if isinstance(metadata, dict) else None
-    lesson = entry.get("lesson") if isinstance(entry, dict) else None
-    return lesson if isinstance(lesson, str) and lesson in LESSONS else None
 
 
 def code_cells(data: Any) -> list[str]:

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from chunklab.errors import BrokenNotebookError, SubmissionTooLargeError
+from chunklab.reading.lesson_of import metadata_lesson
 from chunklab.reading.magics import CellCode, strip_magics
 from chunklab.reading.python_file import decode_text
-from chunklab.reading.source import KIT_CELL_TAG, NOTEBOOK_METADATA_KEY, CodeCell
+from chunklab.reading.source import KIT_CELL_TAG, CodeCell
 from chunklab.scoring.report import Problem
 
 SAVE_AGAIN = "open it in Jupyter and save it again"
@@ -147,13 +148,6 @@ def cell_source(path: Path, number: int, cell: dict[str, Any], field: str) -> st
     return source
 
 
-def notebook_lesson(data: dict[str, Any]) -> str | None:
-    """The lesson id a notebook names in its metadata, if any."""
-    entry = data.get("metadata", {}).get(NOTEBOOK_METADATA_KEY)
-    lesson = entry.get("lesson") if isinstance(entry, dict) else None
-    return lesson if isinstance(lesson, str) else None
-
-
 def read_notebook(path: Path, raw: bytes) -> NotebookCode:
     data = load_json(path, raw)
     found = raw_cells(path, data)
@@ -172,4 +166,4 @@ def read_notebook(path: Path, raw: bytes) -> NotebookCode:
         code: CellCode = strip_magics(source, label)
         cells.append(CodeCell(index=index, label=label, source=code.source))
         warnings += code.warnings
-    return NotebookCode(tuple(cells), notebook_lesson(data), tuple(warnings), code_bytes)
+    return NotebookCode(tuple(cells), metadata_lesson(data), tuple(warnings), code_bytes)

@@ -1,4 +1,4 @@
-"""Turns a path into submissions: finds them, reads them, tells their lesson."""
+"""Turns a path into submissions: finds them, reads them, tells their lesson (`lesson_of`)."""
 
 from __future__ import annotations
 
@@ -8,22 +8,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chunklab.errors import (
-    LessonConflictError,
-    LessonNotFoundError,
     ReadingFailedError,
     SubmissionError,
     SubmissionTooLargeError,
-    UnknownLessonError,
     UnreadableSubmissionError,
     UsageError,
 )
-from chunklab.lessons import LESSONS, Lesson, get_lesson, lesson_named_in
+from chunklab.lessons import LESSONS, Lesson, get_lesson
 from chunklab.reading.candidates import DEFAULT_MAX_SUBMISSION_KB, FolderLook
 from chunklab.reading.folder import OpenFolder
 from chunklab.reading.helpers import Helpers, read_helpers
+from chunklab.reading.lesson_of import lesson_of
 from chunklab.reading.notebook_file import CLEAR_OUTPUTS, NOTEBOOK_OUTPUTS_BYTES, read_notebook
 from chunklab.reading.python_file import read_python
-from chunklab.reading.safe_file import mode_of, read_regular_file, unsafe
+from chunklab.reading.safe_file import is_folder, mode_of, read_regular_file, unsafe
 from chunklab.reading.source import CodeCell, SubmissionSource
 from chunklab.reading.student import (
     lessons_in,
@@ -122,14 +120,6 @@ def hidden_submissions(folder: Path) -> list[Path]:
         and entry.name not in NEVER_SUBMISSIONS
         and looks_like_submission(entry)
     ]
-
-
-def is_folder(path: Path) -> bool:
-    """A folder itself, not a link to one; anything gone or unreadable is left to its reading."""
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 def looks_like_submission(entry: os.DirEntry) -> bool:
@@ -239,42 +229,6 @@ def too_large(file: Path, size: str, limit: int) -> SubmissionTooLargeError:
     )
 
 
-def choose_lesson(file: Path, lesson_id: str | None, notebook_lesson: str | None) -> Lesson:
-    """`--lesson` first, then the notebook's metadata and the file name, which must agree."""
-    if lesson_id is not None:
-        try:
-            return get_lesson(lesson_id)
-        except UnknownLessonError as error:
-            raise LessonNotFoundError(str(error)) from None
-    by_name = lesson_named_in(file.name)
-    if notebook_lesson is not None:
-        try:
-            lesson = get_lesson(notebook_lesson)
-        except UnknownLessonError as error:
-            raise LessonNotFoundError(str(error)) from None
-        if by_name is not None and by_name != lesson:
-            raise LessonConflictError(
-                f"{file.name} is named for the lesson {by_name.id}, but its notebook metadata "
-                f"says {lesson.id}; rename the file or hand in the notebook of {by_name.id} "
-                "(an instructor can choose with --lesson)"
-            )
-        return lesson
-    found = by_name or lesson_named_in(file.parent.name)
-    if found is None:
-        raise LessonNotFoundError(
-            f"cannot tell which lesson {file.name} is for; name the file after its lesson "
-            "(e.g. char_chunk.py) or grade it with --lesson"
-        )
-    return found
-
-
-def likely_lesson(path: Path, lesson_id: str | None) -> Lesson | None:
-    """The lesson a submission that could not be read was most likely for (its max score)."""
-    if lesson_id is not None:
-        return LESSONS.get(lesson_id)
-    return lesson_named_in(path.name)
-
-
 def read_submission(
     path: Path,
     lesson_id: str | None = None,
@@ -326,13 +280,13 @@ def read_checked(
             look = FolderLook(limit, folder)
             file = folder_file(folder, lesson_id, look)
             code = read_code(file, limit, folder)
-            lesson = choose_lesson(file, lesson_id, code.notebook_lesson)
+            lesson = lesson_of(file, lesson_id, code.notebook_lesson)
             text = "\n".join(cell.source for cell in code.cells)
             helpers = read_helpers(folder, file, code.code_bytes, limit, text)
             warnings = look.warnings() + helpers.warnings + code.warnings
     elif stat.S_ISREG(mode):
         file, code, helpers = path, read_code(path, limit), Helpers()
-        lesson = choose_lesson(file, lesson_id, code.notebook_lesson)
+        lesson = lesson_of(file, lesson_id, code.notebook_lesson)
         warnings = code.warnings
     else:
         raise unsafe(path.name, mode)  # a link or a special file: never followed or opened

@@ -26,6 +26,14 @@ OPEN_FLAGS = (
 _CHUNK = 1 << 16
 
 
+def is_folder(path: Path) -> bool:
+    """A folder itself, not a link to one; anything gone or unreadable is left to its reading."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def what_it_is(mode: int) -> str:
     """A file type in words, for a message."""
     if stat.S_ISLNK(mode):

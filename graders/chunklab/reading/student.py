@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePath
 
+from chunklab.errors import SubmissionError
 from chunklab.lessons import LESSONS, Lesson, lesson_named_in
 from chunklab.reading.candidates import DEFAULT_MAX_SUBMISSION_KB, FolderLook
 from chunklab.reading.folder import MOST_FOLDER_ENTRIES, OpenFolder
+from chunklab.reading.lesson_of import lesson_of
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb")
 # Folders a student's editor or Jupyter leaves behind; never a submission.
@@ -73,22 +75,19 @@ def regular_files(folder: Path | OpenFolder) -> list[Path]:
 
 
 def file_lesson(path: Path, look: FolderLook | None = None) -> str | None:
-    """The lesson a file is for, by its name, else by its notebook metadata."""
-    lesson = lesson_named_in(path.name)
-    if lesson is not None:
-        return lesson.id
-    if path.suffix != ".ipynb":
+    """The lesson one of a student's files says it is for (`lesson_of`), if it tells one."""
+    notebook = path.suffix == ".ipynb"
+    metadata = (look or default_look()).at(path).metadata_lesson if notebook else None
+    try:
+        return lesson_of(path, metadata=metadata, by_folder=False).id
+    except SubmissionError:
         return None
-    return (look or default_look()).at(path).metadata_lesson
 
 
 def names_two_lessons(path: Path, look: FolderLook | None = None) -> bool:
-    """A notebook whose file name and metadata name different lessons: the reader decides."""
-    named = lesson_named_in(path.name)
-    if named is None or path.suffix != ".ipynb":
-        return False
-    in_metadata = (look or default_look()).at(path).metadata_lesson
-    return in_metadata is not None and in_metadata != named.id
+    """A file whose name tells a lesson but whose lesson cannot be told (its notebook metadata
+    names another, or no lesson): it is read on its own, to be reported."""
+    return lesson_named_in(path.name) is not None and file_lesson(path, look) is None
 
 
 def default_look(folder: Path | OpenFolder | None = None) -> FolderLook:

@@ -1,4 +1,4 @@
-"""Text made safe to write: JSON that is valid UTF-8 on one line, and terminal-safe text.
+"""Text made safe to write: JSON that is valid UTF-8 on one line, and a text file's text.
 
 A submission controls much of what a report holds (exception messages, the
 repr of what it returned, what it printed, its file name), so none of it may
@@ -50,10 +50,3 @@ def json_line(data: Any) -> str:
 def inert_text(text: str) -> str:
     """`text` for a file: tabs and line breaks kept, every other control shown as an escape."""
     return _RAW_IN_TEXT.sub(lambda match: ascii(match.group())[1:-1], text)
-
-
-def terminal_safe(text: str) -> str:
-    """`text` with every non-printable character shown as an escape (`\\x1b`, `\\u2028`)."""
-    if text.isprintable():
-        return text
-    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)

@@ -9,9 +9,9 @@ from pathlib import Path
 from chunklab.pipeline.records import ReportRecord, RunEnd
 from chunklab.reading.read import SubmissionPath
 from chunklab.report_out.files import report_file_name, write_json, write_json_or_say_why
-from chunklab.report_out.inert import terminal_safe
 from chunklab.report_out.report_layout import ReportLayout
 from chunklab.scoring.report import GradeReport, Problem
+from chunklab.text import terminal_safe
 
 
 def report_path(out_dir: Path, item: SubmissionPath) -> Path:

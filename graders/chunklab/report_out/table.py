@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chunklab.report_out.inert import terminal_safe
 from chunklab.sandbox.zygote import GAPS
 from chunklab.scoring.report import GradeReport, Isolation
+from chunklab.text import clip, clip_end, terminal_safe
 
 # A submission's path in the table is cut in the middle beyond this, keeping its end.
 SUBMISSION_COLUMN = 60
@@ -47,7 +47,7 @@ def outline(report: GradeReport) -> Outline:
         score=report.score,
         max_score=report.max_score,
         status=report.status,
-        note=shorten(note, 70),
+        note=clip_end(" ".join(note.split()), 70),
         isolation=report.isolation,
         isolation_gaps=report.isolation_gaps,
     )
@@ -59,7 +59,7 @@ def results_table(outlines: Sequence[Outline]) -> str:
     for each in outlines:
         rows.append(
             (
-                shorten_middle(terminal_safe(each.submission), SUBMISSION_COLUMN),
+                end_kept(terminal_safe(each.submission)),
                 terminal_safe(str(each.lesson or "?")),
                 f"{each.score:g}/{each.max_score:g}",
                 terminal_safe(each.status),
@@ -87,16 +87,10 @@ def isolation_note(outlines: Sequence[Outline]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def shorten(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def shorten_middle(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
+def end_kept(submission: str, limit: int = SUBMISSION_COLUMN) -> str:
+    """A submission's path cut in the middle, its end (the file's name) the longer part."""
     keep = limit - 3
-    return text[: keep // 3] + "..." + text[len(text) - (keep - keep // 3) :]
+    return clip(submission, limit, head=keep // 3, tail=keep - keep // 3)
 
 
 def validation_table(verdicts: Sequence[Any]) -> str:

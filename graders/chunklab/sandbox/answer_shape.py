@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunklab.contract import ProtocolBroken
+from chunklab.text import first_of
 
 BROKEN_PROTOCOL = (
     "Your code interfered with the channel the grader reads its answers from: an answer "
@@ -58,13 +59,6 @@ def expected_of(request: dict[str, Any]) -> Expected:
     if op in ("call", "method") and "inputs" in request:
         return Expected("inputs")
     return Expected(op, request.get("handle") if op == "new" else None)
-
-
-def cut(text: str, limit: int) -> str:
-    """`text`, or its first `limit` characters and a note of how many more there were."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]} ...[{len(text) - limit} more characters not shown]"
 
 
 def checked_answer(answer: object, expected: Expected) -> dict[str, Any]:
@@ -111,8 +105,8 @@ def checked_raised(answer: dict[str, Any]) -> dict[str, str]:
     if "type" not in raised or "message" not in raised:
         raise ProtocolBroken(BROKEN_PROTOCOL)
     shown = {
-        "type": cut(raised["type"], MAX_NAME),
-        "message": cut(raised["message"], MAX_MESSAGE),
+        "type": first_of(raised["type"], MAX_NAME),
+        "message": first_of(raised["message"], MAX_MESSAGE),
     }
     if "builtin" in raised:
         shown["builtin"] = raised["builtin"][:MAX_NAME]
@@ -159,7 +153,7 @@ def load_answer(answer: dict[str, Any], cells: tuple[int, ...]) -> LoadAnswer:
     kept = tuple(
         LoadProblem(
             problem.kind,
-            cut(problem.message, MAX_PROBLEM_MESSAGE),
+            first_of(problem.message, MAX_PROBLEM_MESSAGE),
             cell=problem.cell,
             modules=problem.modules,
         )

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
+from chunklab.errors import ChunklabError
 from chunklab.suites.digest import KitVersion, this_kit
 
 # The values the report schema allows; mypy holds the code to them.
@@ -195,6 +196,47 @@ class GradeReport:
         if report.to_json() != dict(data):
             raise ReportFormatError("the report does not read back as it was written")
         return report
+
+
+def error_report(
+    lesson: str | None,
+    submission: str,
+    problem: Problem,
+    *,
+    max_score: float = 0.0,
+    student: str = "",
+    duration_s: float = 0.0,
+    isolation: Isolation = "",
+    isolation_gaps: tuple[str, ...] = (),
+) -> GradeReport:
+    """The report of a submission that could not be graded: nothing tested, `problem` says why.
+
+    Its score is 0; `max_score` is still the lesson's full marks when the lesson is known.
+    """
+    return GradeReport(
+        lesson=lesson,
+        submission=submission,
+        status="error",
+        errors=(problem,),
+        duration_s=duration_s,
+        max_score=max_score,
+        isolation=isolation,
+        student=student,
+        isolation_gaps=isolation_gaps,
+    )
+
+
+def problem_of(error: Exception) -> Problem:
+    """What a report says of an error: a kit error by its kind and message; any other is the
+    grader's own failure, with what to do about it."""
+    if isinstance(error, ChunklabError):
+        return Problem(error.kind, str(error))
+    return Problem(
+        "internal",
+        f"the grader failed on this submission "
+        f"({type(error).__name__}: {error}); grade it again, and report it "
+        "to the kit's maintainers if it happens again",
+    )
 
 
 def problems(value: Any, field: str) -> list[Problem]:

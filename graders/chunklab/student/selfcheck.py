@@ -21,7 +21,6 @@ from pathlib import Path
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
-from chunklab.contract import Backend
 from chunklab.lessons import Lesson, get_lesson
 from chunklab.pipeline.session import GradingSession, grade_lesson_group
 from chunklab.reading.source import SubmissionSource
@@ -29,10 +28,9 @@ from chunklab.report_out.check_text import check_text
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_main import STANDARD_LIBRARY, blocked_message, outside_imports
 from chunklab.sandbox.zygote import Zygote
-from chunklab.scoring.report import GradeReport, Problem
+from chunklab.scoring.report import GradeReport, Problem, error_report
 from chunklab.suite_run.in_process import InProcessZygote
-from chunklab.suite_run.pytest_run import run_suite
-from chunklab.suite_run.submission_proxy import SubmissionProxy
+from chunklab.suite_run.suite_contents import suite_contents
 
 # The limits of a notebook's self-check: grading's defaults.
 LIMITS = Limits()
@@ -53,25 +51,16 @@ def run_self_check(
     return with_public_max_score(report, source.lesson)
 
 
-class NothingDefined(Backend):
-    """A backend for a submission with nothing in it: every call fails at once."""
-
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        return {"raised": {"type": "NameError", "builtin": "NameError", "message": "not defined"}}
-
-
 def with_public_max_score(report: GradeReport, lesson: Lesson) -> GradeReport:
     """A report whose full marks are those of the public checks, also when nothing ran."""
     if report.status == "graded":
         return report
-    tests = run_suite(lesson, SubmissionProxy(NothingDefined()), visible_only=True)
-    return dataclasses.replace(report, max_score=sum(test.max_score for test in tests))
+    return dataclasses.replace(report, max_score=suite_contents(lesson).public_max_score)
 
 
-def error_report(lesson: Lesson, submission: str, problem: Problem) -> GradeReport:
+def public_error_report(lesson: Lesson, submission: str, problem: Problem) -> GradeReport:
     """Nothing of the submission ran; the report still says the public checks' full marks."""
-    report = GradeReport(lesson.id, submission, "error", errors=(problem,))
-    return with_public_max_score(report, lesson)
+    return with_public_max_score(error_report(lesson.id, submission, problem), lesson)
 
 
 # --- a notebook's kernel --------------------------------------------------------------------
@@ -141,7 +130,7 @@ def check_namespace(
     limits = limits or LIMITS
     if not callable(namespace.get(lesson.entry_point)):
         kind = "class" if lesson.entry_kind == "class" else "function"
-        return error_report(
+        return public_error_report(
             lesson,
             submission,
             Problem(
@@ -152,7 +141,8 @@ def check_namespace(
         )
     blocked = kernel_imports(namespace)
     if blocked:
-        return error_report(lesson, submission, Problem("import_blocked", blocked_message(blocked)))
+        problem = Problem("import_blocked", blocked_message(blocked))
+        return public_error_report(lesson, submission, problem)
     source = SubmissionSource(Path(submission), submission, "notebook", lesson, cells=())
     return run_self_check(source, limits, InProcessZygote(limits, dict(namespace)))
 

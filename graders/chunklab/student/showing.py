@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from chunklab.text import clip_middle
+
 # Up to this many characters, every row shows the whole text, so the rows line up.
 WHOLE_TEXT_LIMIT = 400
 # Plain text lines up the rows only while the text fits on one terminal line.
@@ -223,18 +225,13 @@ def plain_list(picture: ChunkPicture) -> str:
                 f"{label(chunk)}  text[{chunk.start}:{chunk.end}]  ({len(chunk.text)} characters)"
             )
         shown = "".join(
-            f"⟦{cut_middle(visible(run.text))}⟧" if run.overlap else cut_middle(visible(run.text))
+            f"⟦{clip_middle(visible(run.text), RUN_LIMIT)}⟧"
+            if run.overlap
+            else clip_middle(visible(run.text), RUN_LIMIT)
             for run in picture.runs(chunk)
         )
         lines.append(f"    {shown}")
     return "\n".join(lines)
-
-
-def cut_middle(text: str, limit: int = RUN_LIMIT) -> str:
-    if len(text) <= limit:
-        return text
-    keep = (limit - 3) // 2
-    return f"{text[:keep]} … {text[-keep:]}"
 
 
 # --- HTML -----------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ import io
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -150,57 +149,3 @@ def run_suite(
         visible_only=visible_only,
     )
     return run.outcomes["submission"]
-
-
-class _PointsCounter:
-    def __init__(self) -> None:
-        self.total = 0.0
-
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        for item in items:
-            marker = item.get_closest_marker("points")
-            self.total += float(marker.args[0]) if marker and marker.args else 0.0
-
-
-def suite_max_score(lesson: Lesson) -> float:
-    """Full marks of a lesson: the points of every grader test, found by collecting the suite."""
-    counter = _PointsCounter()
-    with grading_environment():
-        pytest.main(pytest_arguments(lesson, "--collect-only"), plugins=[counter, GradingPlugin()])
-    return counter.total
-
-
-@dataclass(frozen=True)
-class SuiteTest:
-    """One grader test as collection sees it: its file, its top-level name, its visibility."""
-
-    path: Path
-    # The function, or the class holding it, as written at the top of its file.
-    name: str
-    visibility: str
-
-
-class _TestLister:
-    def __init__(self) -> None:
-        self.tests: list[SuiteTest] = []
-
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        for item in items:
-            marker = item.get_closest_marker("visibility")
-            visibility = str(marker.args[0]) if marker and marker.args else ""
-            holder = getattr(item, "cls", None)
-            name = holder.__name__ if holder is not None else getattr(item, "originalname", "")
-            self.tests.append(SuiteTest(Path(str(item.path)), name or item.name, visibility))
-
-
-def suite_tests(lesson: Lesson) -> list[SuiteTest]:
-    """Every grader test of a lesson, with the visibility its markers give it in grading."""
-    lister = _TestLister()
-    with grading_environment():
-        exit_code = pytest.main(
-            pytest_arguments(lesson, "--collect-only"), plugins=[lister, GradingPlugin()]
-        )
-    if exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
-        detail = f"pytest exit code {int(exit_code)}"
-        raise KitLayoutError(f"the grader suite of {lesson.id} cannot be collected ({detail})")
-    return lister.tests

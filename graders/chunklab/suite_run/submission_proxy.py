@@ -21,9 +21,9 @@ from typing import Any
 
 from chunklab.contract import Backend, CallTimedOut, SubmissionRaised, WorkerCrashed
 from chunklab.kit_texts import KitText, call_arguments
-from chunklab.sandbox.answer_shape import cut
 from chunklab.sandbox.worker_main import MAX_REPR, digest_of_bytes
 from chunklab.suites.checks import shorten
+from chunklab.text import first_of
 
 __all__ = ["CallTimedOut", "NotPlainData", "SubmissionProxy", "SubmissionRaised", "WorkerCrashed"]
 
@@ -58,7 +58,7 @@ def decode(value: Any) -> Any:
 
 def stand_in_text(text: object, limit: int = MAX_REPR) -> str:
     """A stand-in's text as the worker makes it (a string, cut); anything else is not shown."""
-    return cut(text, limit) if type(text) is str else "?"
+    return first_of(text, limit) if type(text) is str else "?"
 
 
 def answer_value(answer: dict[str, Any]) -> Any:
