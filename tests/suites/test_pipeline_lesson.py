@@ -89,7 +89,7 @@ def test_feedback_names_input_expected_and_got():
         # A public or made-up input that breaks the same rule, the part the default
         # hidden-feedback policy keeps.
         "Try: ChunkingPipeline(chunk_size=8, overlap=1, min_chunk_size=0).process_document("
-        "{'id': 'try', 'title': 'Try', 'body': 'Go on. Stop! Why? Fine.'})\n"
+        "{'id': 'try', 'title': 'T', 'body': 'Go on. Stop! Why? Fine.'})\n"
         "Expected: chunk 0's metadata to be {}\n"
         "Got: None"
     )

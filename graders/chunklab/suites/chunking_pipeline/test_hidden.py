@@ -101,7 +101,7 @@ SENTENCE_TRIES = cuts_tried(tries.CUTS, sentence_cuts)
 EDGE_TRIES = cuts_tried(tries.EDGE_CUTS, check_cuts)
 LENGTH_TRIES = cuts_tried(tries.CUTS, lengths_of)
 PIECES_TRIES = cuts_tried(tries.CUTS, pieces_of)
-ONE_ANSWER_TRIES = Tries(tries.CUTS, only_answer, cut_ahead)
+ONE_ANSWER_TRIES = Tries(tuple(filter(tries.one_answer, tries.CUTS)), only_answer, cut_ahead)
 END_TRIES = Tries(tries.REACHING_THE_END, only_answer, cut_ahead)
 FITS_TRIES = Tries(
     tries.FITS,
