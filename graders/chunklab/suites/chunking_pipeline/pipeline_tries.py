@@ -96,9 +96,12 @@ MADE_UP_TEXTS = (
     "\ufeffHi. A zero\u200bwidth! Cafe\u0301.",
     # A real sentence end, then marks that end none: each would be the last if it counted.
     "Hi. Mr. Li ran off",
-    "Go. Ok; then: yes no",
-    'Go. "No." he said',
-    "Go. Wait\u2026 on\u3002 ok\uff01 yes",
+    "Go. A; b: c d e f",
+    'Go. A." b) c d e',
+    "Go. A\u2026 b\u3002 c\uff01 d e",
+    # ! and ?, and whitespace other than a space after a mark, with whitespace after them.
+    "Ok! Go on? Yes now",
+    "Hi.\tGo on\nnow ok",
     # A sentence mark as a window's first character.
     "abcdefgh. ijk lmnop",
 )

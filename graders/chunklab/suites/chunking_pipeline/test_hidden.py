@@ -173,7 +173,11 @@ def invalid(kind: str) -> Any:
 
 
 def other_punctuation(case: tries.Cut) -> bool:
-    return several_chunks(case) and any(char in case[0] for char in "\"'();:\u2026\u3002")
+    """A text with a mark that ends no sentence, or an abbreviation, which ends one."""
+    text = case[0]
+    return several_chunks(case) and (
+        any(char in text for char in "\"'();:\u2026\u3002\uff01") or "Mr. " in text
+    )
 
 
 # --- Settings -----------------------------------------------------------------------------
