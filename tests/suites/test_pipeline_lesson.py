@@ -85,6 +85,12 @@ def test_feedback_names_input_expected_and_got():
         "cat sad? No. It slept at last.'}), on a pipeline that had already answered 1 other "
         "call\n"
         "Expected: chunk 0's metadata to be {}\n"
+        "Got: None\n"
+        # A public or made-up input that breaks the same rule, the part the default
+        # hidden-feedback policy keeps.
+        "Try: ChunkingPipeline(chunk_size=8, overlap=1, min_chunk_size=0).process_document("
+        "{'id': 'try', 'title': 'T', 'body': 'Go on. Stop! Why? Fine.'})\n"
+        "Expected: chunk 0's metadata to be {}\n"
         "Got: None"
     )
 

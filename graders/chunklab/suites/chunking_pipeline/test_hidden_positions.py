@@ -10,6 +10,8 @@ import pytest
 
 from chunklab.suites.checks import expect_for_all
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
+from chunklab.suites.chunking_pipeline.pipeline_tries import EMPTY_SETTINGS, Tries, ends_by
+from chunklab.suites.chunking_pipeline.test_hidden import CUT_TRIES, SENTENCE_TRIES
 from chunklab.suites.chunking_pipeline.test_visible import Pipeline, expect_chunks, keep_all
 
 pytestmark = pytest.mark.visibility("hidden")
@@ -48,7 +50,8 @@ def check_all(submission: Any, cases: list[tuple[str, tuple[int, int]]], **optio
 )
 @pytest.mark.points(2)
 def test_whitespace_at_every_place_of_a_window(submission):
-    check_all(submission, every_place(" "))
+    with CUT_TRIES.offered(submission, ends_by("word")):
+        check_all(submission, every_place(" "))
 
 
 @pytest.mark.rule(
@@ -57,7 +60,8 @@ def test_whitespace_at_every_place_of_a_window(submission):
 )
 @pytest.mark.points(2)
 def test_sentence_end_at_every_place_of_a_window(submission):
-    check_all(submission, every_place(". "), any_whitespace=True)
+    with SENTENCE_TRIES.offered(submission, ends_by("sentence")):
+        check_all(submission, every_place(". "), any_whitespace=True)
 
 
 # Every character but the three marks, put before a space after a real sentence end.
@@ -78,16 +82,24 @@ def test_no_other_character_ends_a_sentence(submission):
         for char in NOT_MARKS
         for settings in ((8, 0), (9, 2), (10, 1))
     ]
-    check_all(submission, cases, any_whitespace=True)
+    with SENTENCE_TRIES.offered(submission, ends_by("sentence")):
+        check_all(submission, cases, any_whitespace=True)
 
 
 @pytest.mark.rule("chunk_text of an empty text gives [], whatever the settings.")
 @pytest.mark.points(1)
 def test_empty_text_gives_no_chunks(submission):
-    for settings in (
-        {},
-        {"chunk_size": 1, "overlap": 0, "min_chunk_size": 0},
-        {"chunk_size": 7, "overlap": 6},
-        {"chunk_size": 30, "overlap": 5, "min_chunk_size": 0},
-    ):
-        expect_chunks(Pipeline(submission, **settings), "", [])
+    with EMPTY_TRIES.offered(submission):
+        for settings in (
+            {},
+            {"chunk_size": 1, "overlap": 0, "min_chunk_size": 0},
+            {"chunk_size": 7, "overlap": 6},
+            {"chunk_size": 30, "overlap": 5, "min_chunk_size": 0},
+        ):
+            expect_chunks(Pipeline(submission, **settings), "", [])
+
+
+EMPTY_TRIES = Tries(
+    EMPTY_SETTINGS,
+    lambda submission, settings: expect_chunks(Pipeline(submission, **settings), "", []),
+)
