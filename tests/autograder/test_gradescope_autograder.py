@@ -170,11 +170,13 @@ def test_four_submissions_each_get_a_valid_results_json(installed, gradescope_sc
     assert 0 < notebook["score"] < full_marks(notebook)
     failed = [t for t in notebook["tests"] if t["status"] == "failed"]
     # A public check shows its input; by default a hidden one shows only its rule (its
-    # name): no hidden input reaches students.
+    # name) and, where the kit found one, an input of its own to try: no hidden input
+    # reaches students.
     visible = [t for t in failed if t["visibility"] == "visible"]
     hidden = [t for t in failed if t["visibility"] == "after_published"]
     assert visible and all(t["output"].startswith("Input: ") for t in visible)
-    assert hidden and all(t["output"] == "" for t in hidden)
+    assert hidden and all(t["output"] == "" or t["output"].startswith("Try: ") for t in hidden)
+    assert not any("Input: " in t["output"] for t in hidden)
 
     assert both["score"] == full_marks(both)
     assert both["output"].startswith(
