@@ -93,7 +93,11 @@ def check_cuts(
     (see `allowed_ends`).
     """
     given = pipe.given("chunk_text", text)
-    chunks, starts = basic_cuts(pipe, text, chunks)
+    chunks = pipe.chunk_text(text) if chunks is None else chunks
+    answer = (text, pipe.chunk_size, pipe.overlap, any_whitespace, tuple(chunks))
+    if answer in RIGHT_ANSWERS:
+        return chunks
+    chunks, starts = basic_cuts(pipe, text, chunks, given)
     known = known_ends(text, pipe.chunk_size, pipe.overlap, any_whitespace)
     scan = scan_of(text)
 
@@ -111,11 +115,40 @@ def check_cuts(
         return ends
 
     check_endings(text, pipe.chunk_size, chunks, starts, given, ends_for)
+    RIGHT_ANSWERS.add(answer)
     return chunks
+
+
+class RightAnswers:
+    """The answers check_cuts found right, each with its text and settings.
+
+    The hidden checks cut the same fixed texts for every submission, and most
+    submissions give one of a few answers: an answer found right once is right
+    for every submission, so it is judged by looking it up, not by the rules
+    again. A wrong answer is never kept: it is judged anew, and its feedback is
+    the same. Long texts' answers are large: only the last few are kept.
+    """
+
+    def __init__(self, most: int, most_long: int) -> None:
+        self.most, self.most_long = most, most_long
+        self.short: dict[tuple, None] = {}
+        self.long: dict[tuple, None] = {}
+
+    def __contains__(self, answer: tuple) -> bool:
+        return answer in (self.long if len(answer[0]) >= KEPT_FROM_LENGTH else self.short)
+
+    def add(self, answer: tuple) -> None:
+        is_long = len(answer[0]) >= KEPT_FROM_LENGTH
+        kept, most = (self.long, self.most_long) if is_long else (self.short, self.most)
+        if len(kept) >= most:
+            del kept[next(iter(kept))]  # the oldest
+        kept[answer] = None
 
 
 # Texts at least this long have their allowed ends kept, for the few last such texts.
 KEPT_FROM_LENGTH = SCANNED_FROM_LENGTH
+# Every short answer of a few kinds of submissions to the hidden checks; a few long ones.
+RIGHT_ANSWERS = RightAnswers(most=20_000, most_long=4)
 
 
 def known_ends(

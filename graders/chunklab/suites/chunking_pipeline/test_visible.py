@@ -304,10 +304,13 @@ def lengths_first(pipe: Pipeline, text: str, chunks: list[str], given: str | Laz
 
 
 def basic_cuts(
-    pipe: Pipeline, text: str, chunks: list[str] | None = None
+    pipe: Pipeline, text: str, chunks: list[str] | None = None, given: Lazy | None = None
 ) -> tuple[list[str], list[int]]:
-    """chunk_text's chunks and where each starts, for checks that build on the basic rules."""
-    given = pipe.given("chunk_text", text)
+    """chunk_text's chunks and where each starts, for checks that build on the basic rules.
+
+    `given`, when the chunks are given, is the call as it was named before it was made.
+    """
+    given = given or pipe.given("chunk_text", text)
     chunks = pipe.chunk_text(text) if chunks is None else chunks
     lengths_first(pipe, text, chunks, given)
     starts = building_on(PIECES_RULE, lambda: cut_starts(text, pipe.overlap, chunks, given))
