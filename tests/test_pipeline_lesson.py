@@ -6,10 +6,13 @@ known mistake less; these tests cover what it does not look at.
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 import pytest
 
+from chunklab.contract import CallTimedOut
 from chunklab.kit import find_kit, load_reference
 from chunklab.kit_texts import make_text
 from chunklab.lessons import get_lesson
@@ -21,7 +24,7 @@ from chunklab.suites.checks import RuleBroken
 from chunklab.suites.chunking_pipeline import hidden_cutting
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
 from chunklab.suites.chunking_pipeline.test_hidden import LONG_SETTINGS, reference_chunks
-from chunklab.suites.chunking_pipeline.test_visible import keep_all
+from chunklab.suites.chunking_pipeline.test_visible import keep_all, named
 from chunklab.suites.chunking_pipeline.text_scans import TextScan
 from chunklab.suites.long_texts import long_text
 
@@ -215,3 +218,30 @@ def test_a_text_scanned_once_allows_the_same_ends_as_its_windows(settings, any_w
             text, start, chunk_size, overlap, any_whitespace=any_whitespace, scan=scan
         )
         assert scanned == windowed, start
+
+
+def test_a_named_call_is_freed_as_soon_as_it_is_dropped():
+    # Thousands of calls are named in one grading: none is left for the garbage collector.
+    def chunk_text(text: str) -> list[str]:
+        return [text]
+
+    call = named(chunk_text, "ChunkingPipeline(chunk_size=5).chunk_text")
+    dropped = weakref.ref(call)
+    gc.disable()
+    try:
+        del call
+        assert dropped() is None
+    finally:
+        gc.enable()
+
+
+def test_a_named_call_that_times_out_names_its_input():
+    def chunk_text(text: str) -> list[str]:
+        raise CallTimedOut("Input: chunk_text('abc')\nYour code did not finish in time.")
+
+    with pytest.raises(CallTimedOut) as timed_out:
+        named(chunk_text, "ChunkingPipeline(chunk_size=5).chunk_text")("abc")
+    assert str(timed_out.value) == (
+        "Input: ChunkingPipeline(chunk_size=5).chunk_text('abc')\n"
+        "Your code did not finish in time."
+    )

@@ -22,11 +22,11 @@ from chunklab.contract import CallTimedOut
 from chunklab.suites.checks import (
     Lazy,
     building_on,
-    call_text,
     expect,
     expect_list_of_strings,
     expect_raises,
     fail,
+    named_call_text,
     result_of,
     shorten,
 )
@@ -66,8 +66,10 @@ def named(
             return fn(*args, **kwargs)
         except CallTimedOut as timeout:
             # The proxy names the method only; the settings make the call reproducible.
+            # (By its name, not by `call` itself: a function that refers to itself is a
+            # cycle, left for the garbage collector, with all it holds, at every call.)
             _, _, why = str(timeout).partition("\n")
-            raise CallTimedOut(f"Input: {call_text(call, args, kwargs)}\n{why}") from None
+            raise CallTimedOut(f"Input: {named_call_text(name, args, kwargs)}\n{why}") from None
 
     call.__name__ = name
     call.__wrapped__ = fn  # type: ignore[attr-defined]
