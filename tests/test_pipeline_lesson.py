@@ -126,11 +126,11 @@ def test_grading_twice_gives_the_same_outcomes():
 @pytest.fixture
 def no_right_answers(monkeypatch):
     """check_cuts with no answer found right before: each answer is judged by the rules."""
-    monkeypatch.setattr(hidden_cutting, "RIGHT_ANSWERS", hidden_cutting.RightAnswers(100, 2))
+    monkeypatch.setattr(hidden_cutting, "RIGHT_ANSWERS", hidden_cutting.RightAnswers(100))
 
 
 def forget_right_answers(monkeypatch):
-    monkeypatch.setattr(hidden_cutting, "RIGHT_ANSWERS", hidden_cutting.RightAnswers(100, 2))
+    monkeypatch.setattr(hidden_cutting, "RIGHT_ANSWERS", hidden_cutting.RightAnswers(100))
 
 
 def test_the_reference_chunks_of_the_long_document_follow_the_cutting_rules(no_right_answers):
@@ -245,3 +245,24 @@ def test_a_named_call_that_times_out_names_its_input():
         "Input: ChunkingPipeline(chunk_size=5).chunk_text('abc')\n"
         "Your code did not finish in time."
     )
+
+
+def test_a_long_texts_right_answer_is_kept_by_its_digests(monkeypatch):
+    forget_right_answers(monkeypatch)
+    real, judged = hidden_cutting.check_endings, []
+
+    def counted(*args, **kwargs):
+        judged.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hidden_cutting, "check_endings", counted)
+    text = make_text(hidden_cutting.KEPT_FROM_LENGTH + 7)
+    chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
+    for _ in range(2):
+        assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, list(chunks)) == chunks
+    assert len(judged) == 1
+    # The same characters cut elsewhere are another answer, judged on its own (and wrong).
+    moved = [chunks[0][:-1], chunks[0][-1:] + chunks[1], *chunks[2:]]
+    assert "".join(moved) == "".join(chunks)
+    with pytest.raises(RuleBroken):
+        check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, moved)
