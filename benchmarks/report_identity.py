@@ -18,7 +18,8 @@ own code:
 - with `--validate`, `chunklab validate`'s table.
 
 Every file and every standard output is compared byte for byte, after each
-duration (and the date of the run) is replaced by a fixed value. Each version
+duration (and the date of the run) is replaced by a fixed value, and so is the
+digest of the grader suites' files (a change to a suite changes it). Each version
 grades twice (`--runs`), the two taking turns: time limits are measured, and
 on a busy machine a call near its limit may time out in one run only; a file
 is the same when some run of each version wrote it alike. Prints the files
@@ -53,12 +54,17 @@ RUN_DURATION = re.compile(r"<dt>Duration</dt><dd>[0-9.]+ s</dd>")
 # Measured, not computed: how fast a submission that runs out of memory grows.
 MEMORY_FIGURES = re.compile(r"\([0-9]+ MB, growing by [0-9]+ MB a second\)")
 DATES = re.compile(r"\b20[0-9]{2}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2} UTC)?")
+# The digest of the grader suites' own files, which every report names: a change to a
+# suite's code changes it by design, whatever the suite then finds.
+SUITES_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 def steady(name: str, text: str) -> str:
     """The text with what differs between two runs of the same code made fixed."""
     lines = [
-        MEMORY_FIGURES.sub("(MEMORY)", DURATION_KEYS.sub(r"\g<1>0", line))
+        SUITES_DIGEST.sub(
+            "sha256:SUITES", MEMORY_FIGURES.sub("(MEMORY)", DURATION_KEYS.sub(r"\g<1>0", line))
+        )
         for line in text.splitlines()
     ]
     if name.endswith((".html", ".md")):

@@ -251,6 +251,18 @@ def test_nesting_is_measured_outside_strings(line, refused):
         assert decode_answer(line) == json.loads(line)
 
 
+@pytest.mark.parametrize("line", [b'{"ok": [[1]}', b'{"ok": [1,}', b"[[["])
+def test_a_short_line_that_is_not_json_is_refused_as_a_long_one_is(line):
+    # Brackets that do not match read as nesting too deep, whatever the line's length.
+    with pytest.raises(AnswerRefused, match="nested more than"):
+        decode_answer(line)
+
+
+def test_a_short_line_with_brackets_in_a_string_that_is_not_json_is_not_decoded():
+    with pytest.raises(ValueError):
+        decode_answer(b'{"ok": "["]}')
+
+
 def test_a_refused_line_is_never_decoded(monkeypatch):
     def decoding(*args, **kwargs):
         raise AssertionError("decoded")

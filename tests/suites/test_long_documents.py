@@ -25,7 +25,13 @@ from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.suite_run.submission_proxy import SubmissionProxy, call_message, describe_call
 from chunklab.suites import long_texts
 from chunklab.suites.checks import RuleBroken
-from chunklab.suites.long_texts import MOST_GROWTH, TIMINGS, expect_long_document, long_text
+from chunklab.suites.long_texts import (
+    MOST_GROWTH,
+    SETTLED_GROWTH,
+    TIMINGS,
+    expect_long_document,
+    long_text,
+)
 from tests.suites.test_window_lessons import grader_tests
 
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
@@ -137,12 +143,17 @@ def test_linear_work_many_times_slower_than_the_reference_passes_at_once():
     assert timed.calls == [LONG_LENGTH, SHORT_LENGTH]
 
 
-def test_work_that_grows_with_the_square_fails_each_timing():
-    timed = Timed({LONG_LENGTH: [1.0] * TIMINGS, SHORT_LENGTH: [0.01] * TIMINGS})
+def too_slow_message(timed: Timed) -> str:
     with pytest.raises(RuleBroken) as failed:
         check(timed)
+    return str(failed.value)
+
+
+def test_work_that_grows_with_the_square_fails_each_timing():
+    # Growth of 50: past the limit, not so far past that one timing settles it.
+    timed = Timed({LONG_LENGTH: [0.5] * TIMINGS, SHORT_LENGTH: [0.01] * TIMINGS})
+    message = too_slow_message(timed)
     assert len(timed.calls) == 2 * TIMINGS
-    message = str(failed.value)
     assert message.startswith("Input: chunk('")
     assert message.endswith(
         f"and the same with the text's first {SHORT_LENGTH:,} characters\n"
@@ -152,6 +163,21 @@ def test_work_that_grows_with_the_square_fails_each_timing():
         "anew, splitting it again, or building a new list from the old one."
     )
     assert not any(char.isdigit() for char in message.split("\n")[-1])  # no figure varies
+
+
+def test_growth_far_past_the_limit_is_timed_once_with_the_same_verdict():
+    assert SETTLED_GROWTH >= 2.5 * MOST_GROWTH
+    settled = Timed({LONG_LENGTH: [SETTLED_GROWTH * 0.0102], SHORT_LENGTH: [0.01]})
+    timed_again = Timed({LONG_LENGTH: [0.5] * TIMINGS, SHORT_LENGTH: [0.01] * TIMINGS})
+    assert too_slow_message(settled) == too_slow_message(timed_again)
+    assert settled.calls == [LONG_LENGTH, SHORT_LENGTH]
+
+
+def test_growth_up_to_the_settled_limit_is_timed_again():
+    # A linear solution's timing slowed threefold at the worst by the machine still passes.
+    timed = Timed({LONG_LENGTH: [SETTLED_GROWTH * 0.01, 0.2], SHORT_LENGTH: [0.01, 0.012]})
+    check(timed)
+    assert timed.calls == [LONG_LENGTH, SHORT_LENGTH] * 2
 
 
 def test_a_timing_slowed_by_the_machine_is_timed_again_and_the_least_counts():

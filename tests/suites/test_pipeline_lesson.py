@@ -6,10 +6,13 @@ known mistake less; these tests cover what it does not look at.
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 import pytest
 
+from chunklab.contract import CallTimedOut
 from chunklab.kit import find_kit, load_reference
 from chunklab.kit_texts import make_text
 from chunklab.lessons import get_lesson
@@ -17,10 +20,11 @@ from chunklab.scoring.report import TestOutcome
 from chunklab.suite_run.in_process import InProcessBackend
 from chunklab.suite_run.pytest_run import run_suite
 from chunklab.suite_run.submission_proxy import SubmissionProxy
+from chunklab.suites.checks import RuleBroken
 from chunklab.suites.chunking_pipeline import hidden_cutting
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
 from chunklab.suites.chunking_pipeline.test_hidden import LONG_SETTINGS, reference_chunks
-from chunklab.suites.chunking_pipeline.test_visible import keep_all
+from chunklab.suites.chunking_pipeline.test_visible import keep_all, named
 from chunklab.suites.chunking_pipeline.text_scans import TextScan
 from chunklab.suites.long_texts import long_text
 
@@ -125,7 +129,17 @@ def test_grading_twice_gives_the_same_outcomes():
     )
 
 
-def test_the_reference_chunks_of_the_long_document_follow_the_cutting_rules():
+@pytest.fixture
+def no_right_answers(monkeypatch):
+    """check_cuts with no answer found right before: each answer is judged by the rules."""
+    monkeypatch.setattr(hidden_cutting, "RIGHT_ANSWERS", hidden_cutting.RightAnswers(100))
+
+
+def forget_right_answers(monkeypatch):
+    monkeypatch.setattr(hidden_cutting, "RIGHT_ANSWERS", hidden_cutting.RightAnswers(100))
+
+
+def test_the_reference_chunks_of_the_long_document_follow_the_cutting_rules(no_right_answers):
     # The long-document check passes an answer equal to the reference's without
     # looking at it again: that answer must itself follow every cutting rule.
     text = long_text()
@@ -144,6 +158,7 @@ def test_the_allowed_ends_of_a_long_text_are_worked_out_once_per_start(monkeypat
     text = make_text(hidden_cutting.KEPT_FROM_LENGTH + 7)
     chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
     for _ in range(2):
+        forget_right_answers(monkeypatch)
         assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, chunks) == chunks
     assert len(starts) == len(set(starts)) == len(chunks) - 1
     # A short text's are not kept.
@@ -151,8 +166,42 @@ def test_the_allowed_ends_of_a_long_text_are_worked_out_once_per_start(monkeypat
     short = text[:300]
     chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, short)
     for _ in range(2):
+        forget_right_answers(monkeypatch)
         check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), short, chunks)
     assert len(starts) == 2 * (len(chunks) - 1)
+
+
+def test_an_answer_found_right_is_not_judged_again_and_a_wrong_one_always_is(monkeypatch):
+    forget_right_answers(monkeypatch)
+    real, starts = hidden_cutting.allowed_ends, []
+
+    def counted(text, start, *args, **kwargs):
+        starts.append(start)
+        return real(text, start, *args, **kwargs)
+
+    monkeypatch.setattr(hidden_cutting, "allowed_ends", counted)
+    text = "One two. Three four five six! Seven eight nine ten eleven."
+    pipe = keep_all(REFERENCE, 12, 3)
+    right = reference_chunks(REFERENCE, 12, 3, text)
+    assert check_cuts(pipe, text, right) == right
+    judged = len(starts)
+    assert judged > 0
+    assert check_cuts(pipe, text, list(right)) == right
+    assert len(starts) == judged
+    # The same chunks on other settings, or with the other reading of the sentence rules,
+    # are judged on their own.
+    check_cuts(pipe, text, right, any_whitespace=True)
+    assert len(starts) > judged
+    # A wrong answer fails each time, with the same feedback.
+    wrong = [right[0][:-1], *right[1:]]
+    failures = []
+    for _ in range(2):
+        with pytest.raises(RuleBroken) as broken:
+            check_cuts(pipe, text, wrong)
+        failures.append(str(broken.value))
+    assert failures[0] == failures[1]
+    assert failures[0].startswith("Input: ChunkingPipeline(chunk_size=12, overlap=3, ")
+    assert "Not checked: fix 'Chunks are consecutive pieces of the text" in failures[0]
 
 
 # Marks and whitespace of every kind together, at both ends and one after another.
@@ -175,3 +224,51 @@ def test_a_text_scanned_once_allows_the_same_ends_as_its_windows(settings, any_w
             text, start, chunk_size, overlap, any_whitespace=any_whitespace, scan=scan
         )
         assert scanned == windowed, start
+
+
+def test_a_named_call_is_freed_as_soon_as_it_is_dropped():
+    # Thousands of calls are named in one grading: none is left for the garbage collector.
+    def chunk_text(text: str) -> list[str]:
+        return [text]
+
+    call = named(chunk_text, "ChunkingPipeline(chunk_size=5).chunk_text")
+    dropped = weakref.ref(call)
+    gc.disable()
+    try:
+        del call
+        assert dropped() is None
+    finally:
+        gc.enable()
+
+
+def test_a_named_call_that_times_out_names_its_input():
+    def chunk_text(text: str) -> list[str]:
+        raise CallTimedOut("Input: chunk_text('abc')\nYour code did not finish in time.")
+
+    with pytest.raises(CallTimedOut) as timed_out:
+        named(chunk_text, "ChunkingPipeline(chunk_size=5).chunk_text")("abc")
+    assert str(timed_out.value) == (
+        "Input: ChunkingPipeline(chunk_size=5).chunk_text('abc')\n"
+        "Your code did not finish in time."
+    )
+
+
+def test_a_long_texts_right_answer_is_kept_by_its_digests(monkeypatch):
+    forget_right_answers(monkeypatch)
+    real, judged = hidden_cutting.check_endings, []
+
+    def counted(*args, **kwargs):
+        judged.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hidden_cutting, "check_endings", counted)
+    text = make_text(hidden_cutting.KEPT_FROM_LENGTH + 7)
+    chunks = reference_chunks(REFERENCE, *LONG_SETTINGS, text)
+    for _ in range(2):
+        assert check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, list(chunks)) == chunks
+    assert len(judged) == 1
+    # The same characters cut elsewhere are another answer, judged on its own (and wrong).
+    moved = [chunks[0][:-1], chunks[0][-1:] + chunks[1], *chunks[2:]]
+    assert "".join(moved) == "".join(chunks)
+    with pytest.raises(RuleBroken):
+        check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, moved)

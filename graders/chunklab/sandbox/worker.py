@@ -36,6 +36,11 @@ from chunklab.sandbox.cgroups import WorkerGroup, pid_runs
 from chunklab.sandbox.cpu_time import CpuUse
 from chunklab.sandbox.work_folder import remove_folder
 
+# What one read of the answers' pipe asks for: what a pipe holds (64 KiB, unless it was
+# made larger). A larger size fills no more, and costs a fresh allocation of that size
+# at every read, which outweighs a short answer's whole decoding.
+READ_SIZE = 1 << 16
+
 
 class OutputCollector(threading.Thread):
     """Drains what the worker prints, keeping only the first `limit` bytes."""
@@ -172,7 +177,7 @@ class WorkerProcess:
                 self.kill()
                 raise WorkerCrashed(TOO_LARGE)
             self._wait(self.readable, deadline, timeout)
-            chunk = os.read(self.answers, 1 << 20)
+            chunk = os.read(self.answers, READ_SIZE)
             if not chunk:
                 message = self._ended_message()  # read before ending the worker's group
                 self.kill()

@@ -101,7 +101,11 @@ def list_ends(items: list, keep: int) -> tuple[str, str]:
 
 def call_text(fn: Callable[..., Any], args: tuple, kwargs: dict | None = None) -> str:
     """How a call looks in feedback: `chunk('abc', 2, 1)`."""
-    name = getattr(fn, "__name__", "function")
+    return named_call_text(getattr(fn, "__name__", "function"), args, kwargs)
+
+
+def named_call_text(name: str, args: tuple, kwargs: dict | None = None) -> str:
+    """How a call of the function named `name` looks in feedback."""
     shown = [shorten(a, 120) for a in args]
     shown += [f"{k}={shorten(v, 120)}" for k, v in (kwargs or {}).items()]
     return f"{name}({', '.join(shown)})"

@@ -8,6 +8,8 @@ ends it allows on their own texts (`public_cuts.json`), made from it by
 
 from __future__ import annotations
 
+import hashlib
+from array import array
 from functools import lru_cache
 
 from chunklab.suites.chunking_pipeline.test_visible import (
@@ -93,7 +95,11 @@ def check_cuts(
     (see `allowed_ends`).
     """
     given = pipe.given("chunk_text", text)
-    chunks, starts = basic_cuts(pipe, text, chunks)
+    chunks = pipe.chunk_text(text) if chunks is None else chunks
+    answer = answer_key(text, pipe.chunk_size, pipe.overlap, any_whitespace, chunks)
+    if answer in RIGHT_ANSWERS:
+        return chunks
+    chunks, starts = basic_cuts(pipe, text, chunks, given)
     known = known_ends(text, pipe.chunk_size, pipe.overlap, any_whitespace)
     scan = scan_of(text)
 
@@ -111,11 +117,53 @@ def check_cuts(
         return ends
 
     check_endings(text, pipe.chunk_size, chunks, starts, given, ends_for)
+    RIGHT_ANSWERS.add(answer)
     return chunks
+
+
+def answer_key(
+    text: str, chunk_size: int, overlap: int, any_whitespace: bool, chunks: list[str]
+) -> tuple:
+    """What tells one answer to check_cuts from another: the call, and the chunks.
+
+    A long text's chunks are told by two digests, of the text they hold one after
+    another and of each one's length (which together give the chunks back), so a
+    kept answer does not hold a hundred thousand chunks.
+    """
+    if len(text) < KEPT_FROM_LENGTH:
+        return (text, chunk_size, overlap, any_whitespace, tuple(chunks))
+    joined = hashlib.blake2b("".join(chunks).encode("utf-8", "surrogatepass")).digest()
+    lengths = hashlib.blake2b(array("q", map(len, chunks)).tobytes()).digest()
+    return (text, chunk_size, overlap, any_whitespace, len(chunks), joined, lengths)
+
+
+class RightAnswers:
+    """The answers check_cuts found right, each by its `answer_key`.
+
+    The hidden checks cut the same fixed texts for every submission, and most
+    submissions give one of a few answers: an answer found right once is right
+    for every submission, so it is judged by looking it up, not by the rules
+    again. A wrong answer is never kept: it is judged anew, and its feedback is
+    the same. Past `most` answers, the oldest is let go.
+    """
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.kept: dict[tuple, None] = {}
+
+    def __contains__(self, answer: tuple) -> bool:
+        return answer in self.kept
+
+    def add(self, answer: tuple) -> None:
+        if len(self.kept) >= self.most:
+            del self.kept[next(iter(self.kept))]
+        self.kept[answer] = None
 
 
 # Texts at least this long have their allowed ends kept, for the few last such texts.
 KEPT_FROM_LENGTH = SCANNED_FROM_LENGTH
+# Every answer of a few kinds of submissions to the hidden checks.
+RIGHT_ANSWERS = RightAnswers(most=20_000)
 
 
 def known_ends(

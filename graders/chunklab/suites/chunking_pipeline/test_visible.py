@@ -22,11 +22,11 @@ from chunklab.contract import CallTimedOut
 from chunklab.suites.checks import (
     Lazy,
     building_on,
-    call_text,
     expect,
     expect_list_of_strings,
     expect_raises,
     fail,
+    named_call_text,
     result_of,
     shorten,
 )
@@ -66,8 +66,10 @@ def named(
             return fn(*args, **kwargs)
         except CallTimedOut as timeout:
             # The proxy names the method only; the settings make the call reproducible.
+            # (By its name, not by `call` itself: a function that refers to itself is a
+            # cycle, left for the garbage collector, with all it holds, at every call.)
             _, _, why = str(timeout).partition("\n")
-            raise CallTimedOut(f"Input: {call_text(call, args, kwargs)}\n{why}") from None
+            raise CallTimedOut(f"Input: {named_call_text(name, args, kwargs)}\n{why}") from None
 
     call.__name__ = name
     call.__wrapped__ = fn  # type: ignore[attr-defined]
@@ -304,10 +306,13 @@ def lengths_first(pipe: Pipeline, text: str, chunks: list[str], given: str | Laz
 
 
 def basic_cuts(
-    pipe: Pipeline, text: str, chunks: list[str] | None = None
+    pipe: Pipeline, text: str, chunks: list[str] | None = None, given: Lazy | None = None
 ) -> tuple[list[str], list[int]]:
-    """chunk_text's chunks and where each starts, for checks that build on the basic rules."""
-    given = pipe.given("chunk_text", text)
+    """chunk_text's chunks and where each starts, for checks that build on the basic rules.
+
+    `given`, when the chunks are given, is the call as it was named before it was made.
+    """
+    given = given or pipe.given("chunk_text", text)
     chunks = pipe.chunk_text(text) if chunks is None else chunks
     lengths_first(pipe, text, chunks, given)
     starts = building_on(PIECES_RULE, lambda: cut_starts(text, pipe.overlap, chunks, given))
