@@ -365,6 +365,7 @@ import json, sys, time
 from pathlib import Path
 from chunklab.cli import main
 from chunklab.kit import Kit, load_reference
+from chunklab.kit_texts import call_arguments
 from chunklab.lessons import get_lesson
 from chunklab.sandbox.backend import SandboxBackend
 
@@ -403,7 +404,8 @@ for message in noted:
         continue
     started = time.thread_time()
     try:
-        made = target(*message.get("args", []), **message.get("kwargs", {}))
+        # A long text is named in the request, not sent: the reference gets the text itself.
+        made = target(*call_arguments(message), **message.get("kwargs", {}))
     except Exception:
         made = None
     spent += time.thread_time() - started
