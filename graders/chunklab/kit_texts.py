@@ -123,8 +123,11 @@ def kit_text_files() -> dict[str, str]:
 def call_arguments(message: dict[str, Any]) -> list[Any]:
     """A call request's positional arguments, each fixed text it names put back in its place."""
     args = list(message.get("args", []))
-    for index, name in message.get("texts", ()):
-        args[index] = kit_text(name)
+    for place in message.get("texts", ()):
+        if len(place) == 3:  # a field of a dict argument: a document's body
+            args[place[0]] = {**args[place[0]], place[1]: kit_text(place[2])}
+        else:
+            args[place[0]] = kit_text(place[1])
     return args
 
 

@@ -51,6 +51,27 @@ def test_a_fixed_text_is_named_in_the_request_never_sent():
     assert describe_call(message).startswith(f"chunk({long_text()[:20]!r}"[:-1])
 
 
+def test_a_documents_body_that_is_a_fixed_text_is_named_too():
+    document = {"id": "long", "body": long_text(), "title": "t"}
+    message = call_message("call", "process_document", (document,), {})
+    assert message["args"] == [{"id": "long", "body": None, "title": "t"}]
+    assert message["texts"] == [[0, "body", f"long-{LONG_LENGTH}"]]
+    assert len(json.dumps(message)) < 200
+    assert describe_call(message).startswith("process_document({'id': 'long', 'body': ")
+
+
+def test_a_worker_puts_a_named_body_in_its_document():
+    session = Session(texts={"long-20000": "abc def"})
+    session.namespace["size"] = lambda doc: [len(doc["body"]), doc["id"]]
+    request = {
+        "op": "call",
+        "name": "size",
+        "args": [{"id": "d", "body": None}],
+        "texts": [[0, "body", "long-20000"]],
+    }
+    assert session.call(request) == {"ok": [7, "d"]}
+
+
 def test_a_worker_puts_the_named_text_in_its_place():
     session = Session(texts={"long-20000": "abc def"})
     session.namespace["count"] = lambda text, n: [len(text), n]
@@ -248,6 +269,12 @@ def long_document_outcome(zygote: Zygote, path: Path, lesson: str) -> str:
 # twenty times slower than the reference, and the one a busy machine used to fail.
 SAMPLE = {
     ("mistakes", "chunking_pipeline", "spans_list_rebuilt_every_step.py"): "failed: On the text",
+    # Right chunk_text, but process_document's char_start grows with the square.
+    (
+        "mistakes",
+        "chunking_pipeline",
+        "char_start_counted_from_the_start_every_chunk.py",
+    ): "failed: On the text",
     ("mistakes", "char_chunk", "recursive_windows.py"): "failed: It raised RecursionError",
     ("alternatives", "char_chunk", "slow_checks_every_character.py"): "passed",
     ("alternatives", "chunking_pipeline", "hybrid_generator.py"): "passed",

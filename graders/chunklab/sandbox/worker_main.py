@@ -543,8 +543,13 @@ class Session:
         args = request.get("args", [])
         if "texts" in request:
             args = list(args)
-            for index, name in request["texts"]:
-                args[index] = self.texts[name]
+            for place in request["texts"]:
+                # [index, name]: the argument itself; [index, key, name]: a field of a
+                # dict argument (a document's body).
+                if len(place) == 3:
+                    args[place[0]] = {**args[place[0]], place[1]: self.texts[place[2]]}
+                else:
+                    args[place[0]] = self.texts[place[1]]
         return args
 
     def answer(self, request):

@@ -96,9 +96,19 @@ def call_message(
 ) -> dict[str, Any]:
     """The request for a call; a fixed text of the kit among the arguments is only named."""
     message: dict[str, Any] = {"op": op, "name": name, "args": list(args), "kwargs": kwargs}
-    named = [[n, arg.name] for n, arg in enumerate(args) if isinstance(arg, KitText)]
+    named: list[list[Any]] = []
+    sent = []
+    for n, arg in enumerate(args):
+        if isinstance(arg, KitText):
+            named.append([n, arg.name])
+            arg = None
+        elif isinstance(arg, dict) and any(isinstance(v, KitText) for v in arg.values()):
+            # A document whose body is a fixed text: the field is named, not sent.
+            named += [[n, key, v.name] for key, v in arg.items() if isinstance(v, KitText)]
+            arg = {key: None if isinstance(v, KitText) else v for key, v in arg.items()}
+        sent.append(arg)
     if named:
-        message["args"] = [None if isinstance(arg, KitText) else arg for arg in args]
+        message["args"] = sent
         message["texts"] = named
     if handle is not None:
         message["handle"] = handle

@@ -44,6 +44,7 @@ from chunklab.suites.chunking_pipeline.test_visible import (
     check_no_chunks,
     cut_starts,
     document_chunks,
+    expect_chunk_dicts,
     expect_chunks,
     expect_short_texts,
     keep_all,
@@ -1111,6 +1112,55 @@ def test_a_long_document(submission, reference):
     expect_long_document(
         chunk_text, lambda text: (text,), long_reference(reference), cuts_follow_the_rules
     )
+    # The same text as a document: finding each chunk's char_start must not search the
+    # body again from its start for every chunk either.
+    process_document = named(pipe.instance.process_document, f"{pipe.label}.process_document")
+
+    def fields_follow_the_rules(expected: list[dict[str, Any]]) -> Judge:
+        def judge(args: tuple, answer: Any, given: Any) -> None:
+            if answer is expected:
+                return  # the reference's own chunk dicts
+            expect_chunk_dicts(answer, given)
+            body = args[0]["body"]
+            texts = [chunk["text"] for chunk in answer]
+            check_cuts(pipe, body, texts)
+            starts = cut_starts(body, LONG_SETTINGS[1], texts, given)
+            for index, (chunk, start) in enumerate(zip(answer, starts, strict=True)):
+                wanted = {
+                    "doc_id": LONG_DOCUMENT_ID,
+                    "chunk_index": index,
+                    "text": chunk["text"],
+                    "char_start": start,
+                    "metadata": {},
+                }
+                shown = {key: chunk[key] for key in CHUNK_KEYS}
+                expect(
+                    shown == wanted, given=given, expected=f"chunk {index} to be {wanted}",
+                    got=plain(chunk),
+                )
+
+        return judge
+
+    expect_long_document(
+        process_document,
+        lambda text: ({"id": LONG_DOCUMENT_ID, "body": text},),
+        long_document_reference(reference),
+        fields_follow_the_rules,
+    )
+
+
+LONG_DOCUMENT_ID = "long"
+
+
+@cache
+def long_document_reference(reference: ModuleType) -> Callable[[dict[str, str]], list]:
+    """The reference's process_document with the long document's settings, one per module."""
+
+    def process_document(doc: dict[str, str]) -> list:
+        pipe = reference.ChunkingPipeline(*LONG_SETTINGS, min_chunk_size=0)
+        return pipe.process_document(doc)
+
+    return process_document
 
 
 @cache
