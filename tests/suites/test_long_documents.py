@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from chunklab import kit_texts
-from chunklab.contract import CodeCell
+from chunklab.contract import CallTimedOut, CodeCell
 from chunklab.kit import find_kit, load_reference
 from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, kit_text
 from chunklab.lessons import LESSONS
@@ -161,7 +161,7 @@ def check(timed: Timed) -> None:
 def test_linear_work_many_times_slower_than_the_reference_passes_at_once():
     timed = Timed({LONG_LENGTH: [1.2], SHORT_LENGTH: [0.1]})
     check(timed)
-    assert timed.calls == [LONG_LENGTH, SHORT_LENGTH]
+    assert timed.calls == [SHORT_LENGTH, LONG_LENGTH]
 
 
 def too_slow_message(timed: Timed) -> str:
@@ -191,21 +191,58 @@ def test_growth_far_past_the_limit_is_timed_once_with_the_same_verdict():
     settled = Timed({LONG_LENGTH: [SETTLED_GROWTH * 0.0102], SHORT_LENGTH: [0.01]})
     timed_again = Timed({LONG_LENGTH: [0.5] * TIMINGS, SHORT_LENGTH: [0.01] * TIMINGS})
     assert too_slow_message(settled) == too_slow_message(timed_again)
-    assert settled.calls == [LONG_LENGTH, SHORT_LENGTH]
+    assert settled.calls == [SHORT_LENGTH, LONG_LENGTH]
+
+
+class StoppedLong(Timed):
+    """The long call stopped at its own time limit, as a busy machine may make it."""
+
+    def __init__(self, short_seconds: float, why: str) -> None:
+        super().__init__({SHORT_LENGTH: [short_seconds]})
+        self.why = why
+
+    def measuring(self, expected: Any) -> Callable[..., tuple[Any, float]]:
+        timed = super().measuring(expected)
+
+        def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
+            if len(text) == LONG_LENGTH:
+                self.calls.append(len(text))
+                raise CallTimedOut(self.why)
+            return timed(text, size, overlap)
+
+        return call
+
+
+def test_a_long_call_stopped_at_its_limit_is_judged_as_growth_when_the_short_one_shows_it():
+    # Square growth that finished in time on an idle machine and was stopped on a busy one
+    # gets the same verdict, word for word.
+    finished = Timed({LONG_LENGTH: [0.5] * TIMINGS, SHORT_LENGTH: [0.01] * TIMINGS})
+    stopped = StoppedLong(0.01, "Your code did not finish within 2 seconds of its own time.")
+    assert too_slow_message(stopped) == too_slow_message(finished)
+    assert stopped.calls == [SHORT_LENGTH, LONG_LENGTH]
+
+
+def test_a_long_call_stopped_after_a_slow_short_one_stays_a_timeout():
+    # Slow linear code (the short text alone near a tenth of the limit) and a runaway in
+    # memory keep their own verdicts.
+    with pytest.raises(CallTimedOut):
+        check(StoppedLong(0.2, "Your code did not finish within 2 seconds of its own time."))
+    with pytest.raises(CallTimedOut, match="memory"):
+        check(StoppedLong(0.01, "Your code kept taking more memory and would have run out"))
 
 
 def test_growth_up_to_the_settled_limit_is_timed_again():
     # A linear solution's timing slowed threefold at the worst by the machine still passes.
     timed = Timed({LONG_LENGTH: [SETTLED_GROWTH * 0.01, 0.2], SHORT_LENGTH: [0.01, 0.012]})
     check(timed)
-    assert timed.calls == [LONG_LENGTH, SHORT_LENGTH] * 2
+    assert timed.calls == [SHORT_LENGTH, LONG_LENGTH] * 2
 
 
 def test_a_timing_slowed_by_the_machine_is_timed_again_and_the_least_counts():
     # The long text's first timing is three times what the code needs (a busy machine).
     timed = Timed({LONG_LENGTH: [3.0, 1.0], SHORT_LENGTH: [0.1, 0.12]})
     check(timed)
-    assert timed.calls == [LONG_LENGTH, SHORT_LENGTH] * 2
+    assert timed.calls == [SHORT_LENGTH, LONG_LENGTH] * 2
 
 
 def test_the_limit_of_growth_is_a_few_times_ten():
