@@ -28,6 +28,10 @@ class CallTimedOut(Exception):
     """A call into the submission ran past its time limit."""
 
 
+class MemoryRunaway(CallTimedOut):
+    """A call stopped because its memory grew steadily enough to pass the limit in time."""
+
+
 class WorkerCrashed(Exception):
     """The process running the submission ended during a call."""
 

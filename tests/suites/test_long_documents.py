@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from chunklab import kit_texts
-from chunklab.contract import CallTimedOut, CodeCell
+from chunklab.contract import CallTimedOut, CodeCell, MemoryRunaway
 from chunklab.kit import find_kit, load_reference
 from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, kit_text
 from chunklab.lessons import LESSONS
@@ -197,7 +197,7 @@ def test_growth_far_past_the_limit_is_timed_once_with_the_same_verdict():
 class StoppedLong(Timed):
     """The long call stopped at its own time limit, as a busy machine may make it."""
 
-    def __init__(self, short_seconds: float, why: str) -> None:
+    def __init__(self, short_seconds: float, why: CallTimedOut) -> None:
         super().__init__({SHORT_LENGTH: [short_seconds]})
         self.why = why
 
@@ -207,7 +207,7 @@ class StoppedLong(Timed):
         def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
             if len(text) == LONG_LENGTH:
                 self.calls.append(len(text))
-                raise CallTimedOut(self.why)
+                raise self.why
             return timed(text, size, overlap)
 
         return call
@@ -217,7 +217,7 @@ def test_a_long_call_stopped_at_its_limit_is_judged_as_growth_when_the_short_one
     # Square growth that finished in time on an idle machine and was stopped on a busy one
     # gets the same verdict, word for word.
     finished = Timed({LONG_LENGTH: [0.5] * TIMINGS, SHORT_LENGTH: [0.01] * TIMINGS})
-    stopped = StoppedLong(0.01, "Your code did not finish within 2 seconds of its own time.")
+    stopped = StoppedLong(0.01, CallTimedOut("Your code did not finish within 2 seconds."))
     assert too_slow_message(stopped) == too_slow_message(finished)
     assert stopped.calls == [SHORT_LENGTH, LONG_LENGTH]
 
@@ -226,9 +226,9 @@ def test_a_long_call_stopped_after_a_slow_short_one_stays_a_timeout():
     # Slow linear code (the short text alone near a tenth of the limit) and a runaway in
     # memory keep their own verdicts.
     with pytest.raises(CallTimedOut):
-        check(StoppedLong(0.2, "Your code did not finish within 2 seconds of its own time."))
-    with pytest.raises(CallTimedOut, match="memory"):
-        check(StoppedLong(0.01, "Your code kept taking more memory and would have run out"))
+        check(StoppedLong(0.2, CallTimedOut("Your code did not finish within 2 seconds.")))
+    with pytest.raises(MemoryRunaway):
+        check(StoppedLong(0.01, MemoryRunaway("Your code kept taking more memory")))
 
 
 def test_growth_up_to_the_settled_limit_is_timed_again():

@@ -77,10 +77,12 @@ def lesson_feedback(report: GradeReport, policy: str) -> LessonFeedback:
             hidden_broken += 1
             hidden_lost += lost
             continue
-        # The policy module decides what of a hidden check is shown; the page only lays it out.
-        kept = hidden_test_shown(test, 0, policy).feedback if hidden else test.feedback
-        shown = None if hidden and policy != "full" else kept
-        to_try = kept if hidden and policy != "full" else ""
+        # The policy module decides what of a hidden check is shown (under `rule`, at most
+        # an input to try); the page only lays it out.
+        shown: str | None = test.feedback
+        to_try = ""
+        if hidden and policy != "full":
+            shown, to_try = None, hidden_test_shown(test, 0, policy).feedback
         broken.append(
             BrokenCheck(
                 test.rule, "hidden" if hidden else "visible", test.outcome, lost, shown, to_try

@@ -81,6 +81,10 @@ class Verdict(Exception):
     """Why a watched call was stopped; the message is for the student."""
 
 
+class MemoryVerdict(Verdict):
+    """The call's memory was heading past its limit before its time was up."""
+
+
 @dataclass(frozen=True)
 class Reading:
     """What one look saw: when, the CPU used so far, and how long the worker's main thread
@@ -240,7 +244,7 @@ class CallWatch:
         rate = (size - first_size) / span
         limit = self.limit.memory_mb
         if size + rate * (self.limit.own_seconds - spent) > limit:
-            raise Verdict(
+            raise MemoryVerdict(
                 # No measured size or rate in the words: they differ from run to run,
                 # and the feedback must be the same whatever machine graded it.
                 f"Your code kept taking more memory and would have run out of its {limit} MB "

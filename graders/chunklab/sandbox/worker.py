@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from chunklab.contract import CallTimedOut, ProtocolBroken, WorkerCrashed
+from chunklab.contract import CallTimedOut, MemoryRunaway, ProtocolBroken, WorkerCrashed
 from chunklab.sandbox.answer_budget import (
     MAX_ANSWER_BYTES,
     TOO_LARGE,
@@ -26,6 +26,7 @@ from chunklab.sandbox.answer_shape import Expected, checked_answer, expected_of
 from chunklab.sandbox.call_watch import (
     CallLimit,
     CallWatch,
+    MemoryVerdict,
     ProcFiles,
     Reading,
     Verdict,
@@ -205,7 +206,8 @@ class WorkerProcess:
                     watch.look(time.monotonic(), deadline)
                 except Verdict as verdict:
                     self.kill()
-                    raise CallTimedOut(str(verdict)) from None
+                    stopped = MemoryRunaway if isinstance(verdict, MemoryVerdict) else CallTimedOut
+                    raise stopped(str(verdict)) from None
 
     def _ended_message(self) -> str:
         if any(group.ran_out() for group in self.groups):
