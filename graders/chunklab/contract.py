@@ -70,5 +70,9 @@ class Backend:
                 break
         return outcomes
 
+    def cap_next_call(self, seconds: float) -> None:
+        """The next call's own time is at most `seconds`: the test needs to know no more
+        than whether it finishes within them. A backend without limits has none to lower."""
+
     def begin_test(self, stated_seconds: float | None = None) -> None:
         """A new grader test starts, stating its calls' own limit or not."""

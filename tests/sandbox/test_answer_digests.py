@@ -280,3 +280,44 @@ def test_the_time_carried_to_the_request_for_the_answer_counts_work_handed_off(s
     submission.begin_test(0.6)
     with pytest.raises(CallTimedOut):
         submission.chunk.expecting(local_chunks(TEXT, 10, 2))(TEXT, 10, 2)
+
+
+def test_an_answer_known_right_for_the_call_comes_back_as_itself(sandboxed, answer_lines):
+    submission = sandboxed(CHUNKER)
+    reference = local_chunks(TEXT, 10, 3)  # not what this submission gives
+    other_right = local_chunks(TEXT, 10, 2)
+    answer_lines.clear()
+    value, _ = submission.chunk.measuring(reference, also=[["x"], other_right])(TEXT, 10, 2)
+    assert value is other_right
+    assert len(answer_lines) == 1 and len(answer_lines[0]) < 200
+
+
+def test_an_answer_known_right_for_another_call_is_never_taken_for_this_one(sandboxed):
+    submission = sandboxed(CHUNKER)
+    known = local_chunks(TEXT, 10, 2)
+    value, _ = submission.chunk.measuring(known[:1], also=[known])(TEXT, 10, 3)
+    assert value == local_chunks(TEXT, 10, 3)
+
+
+LOOPER = """
+def chunk(text, size, overlap):
+    if size < 0:
+        while True:
+            pass
+    return [text]
+"""
+
+
+def test_a_call_stopped_at_a_limit_the_test_lowered_is_not_a_spinning_submission(sandboxed):
+    submission = sandboxed(LOOPER)
+    backend = submission._backend
+    backend.begin_test()
+    with pytest.raises(CallTimedOut):
+        submission.chunk.measuring([], most_seconds=0.3)("abc", -1, 0)
+    # The worker was ended and the next call starts a fresh one; the limits of the later
+    # calls are what they would have been.
+    assert backend.spinning is False and backend.timed_out_in_test is False
+    assert 0.25 <= backend.spent < 1.0
+    assert submission.chunk("abc", 2, 0) == ["abc"]
+    # Only the next call is capped.
+    assert backend.next_cap is None

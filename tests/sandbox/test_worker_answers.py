@@ -437,3 +437,53 @@ def test_code_nested_too_deeply_to_compile_is_told_as_such(source):
         ],
         "defined": [],
     }
+
+
+def test_a_list_of_chunk_dicts_is_told_plain_a_level_at_a_time(monkeypatch):
+    chunks = [
+        {"doc_id": "d", "chunk_index": n, "text": "t", "char_start": n, "metadata": {"k": [1]}}
+        for n in range(2000)
+    ]
+    monkeypatch.setattr(worker_main, "is_plain_path", lambda *a: pytest.fail("one path"))
+    assert worker_main.is_plain(chunks)
+    assert not worker_main.is_plain([*chunks, {"doc_id": ("d",)}])
+    assert not worker_main.is_plain([*chunks, {1: "key not a str"}])
+    assert not worker_main.is_plain([*chunks, {"score": float("nan")}])
+
+
+class Record(dict):
+    pass
+
+
+class Word(str):
+    pass
+
+
+PLAIN_OR_NOT = [
+    [1, 2.5, None, True, "a"],
+    [float("inf")],
+    {"a": {"b": {"c": []}}},
+    {1: 2},
+    [["a"], {"k": [1, 2.5, None]}],
+    [("a",)],
+    [Record()],
+    [Word("x")],
+    {"a": Record()},
+    [[]] * 3,
+]
+
+
+@pytest.mark.parametrize("value", PLAIN_OR_NOT, ids=range(len(PLAIN_OR_NOT)))
+def test_plain_a_level_at_a_time_is_plain_one_path_at_a_time(value):
+    assert worker_main.is_plain(value) == worker_main.is_plain_path(value)
+
+
+def test_nesting_past_the_depth_limit_is_not_plain_whichever_way_it_is_looked_at():
+    deep: list = []
+    for _ in range(worker_main.MAX_DEPTH + 2):
+        deep = [deep]
+    assert not worker_main.is_plain(deep) and not worker_main.is_plain_path(deep)
+    shared: list = [1]
+    for _ in range(80):  # twice itself at every level: 2**80 paths, a few thousand objects
+        shared = [shared, shared]
+    assert not worker_main.is_plain(shared)

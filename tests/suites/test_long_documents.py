@@ -141,11 +141,19 @@ class Timed:
     def __init__(self, seconds: dict[int, list[float]]) -> None:
         self.seconds = {length: iter(times) for length, times in seconds.items()}
         self.calls: list[int] = []
+        # The own-time limit each call was given below the test's (None: not lowered).
+        self.caps: list[float | None] = []
 
-    def measuring(self, expected: Any) -> Callable[..., tuple[Any, float]]:
+    def measuring(
+        self, expected: Any, also: Any = (), most_seconds: float | None = None
+    ) -> Callable[..., tuple[Any, float]]:
         def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
             self.calls.append(len(text))
-            return expected, next(self.seconds[len(text)])
+            self.caps.append(most_seconds)
+            seconds = next(self.seconds[len(text)])
+            if most_seconds is not None and seconds > most_seconds:
+                raise CallTimedOut(f"Your code did not finish within {most_seconds:g} seconds.")
+            return expected, seconds
 
         return call
 
@@ -201,7 +209,9 @@ class StoppedLong(Timed):
         super().__init__({SHORT_LENGTH: [short_seconds]})
         self.why = why
 
-    def measuring(self, expected: Any) -> Callable[..., tuple[Any, float]]:
+    def measuring(
+        self, expected: Any, also: Any = (), most_seconds: float | None = None
+    ) -> Callable[..., tuple[Any, float]]:
         timed = super().measuring(expected)
 
         def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
@@ -231,6 +241,98 @@ def test_a_long_call_stopped_after_a_slow_short_one_stays_a_timeout():
         check(StoppedLong(0.01, MemoryRunaway("Your code kept taking more memory")))
 
 
+def test_the_long_call_may_take_the_settled_growth_of_the_short_one_and_no_more():
+    # Square growth is stopped there, and gets the verdict it gets when it finishes.
+    assert long_texts.LEAST_CAP <= long_texts.LONG_TEXT_SECONDS / 4
+    stopped = Timed({LONG_LENGTH: [1.9], SHORT_LENGTH: [0.01]})
+    finished = Timed({LONG_LENGTH: [0.9], SHORT_LENGTH: [0.01]})
+    assert too_slow_message(stopped) == too_slow_message(finished)
+    assert stopped.caps == [None, SETTLED_GROWTH * 0.01]
+    assert stopped.calls == [SHORT_LENGTH, LONG_LENGTH]
+    # Never below the least cap, whatever the short call took; linear work is not stopped.
+    fast = Timed({LONG_LENGTH: [0.02], SHORT_LENGTH: [0.002]})
+    check(fast)
+    assert fast.caps == [None, long_texts.LEAST_CAP]
+
+
+def test_a_long_call_the_short_one_gives_room_keeps_the_tests_own_limit():
+    timed = Timed({LONG_LENGTH: [1.2], SHORT_LENGTH: [0.1]})
+    check(timed)
+    assert timed.caps == [None, SETTLED_GROWTH * 0.1]  # 7.5 s: the test's 2 s limit stands
+    assert SETTLED_GROWTH * 0.1 > long_texts.LONG_TEXT_SECONDS
+
+
+class OtherRightAnswer(Timed):
+    """Gives a right answer that is not the reference's, and notes what it was offered."""
+
+    def __init__(self) -> None:
+        super().__init__({LONG_LENGTH: [0.1] * 9, SHORT_LENGTH: [0.01] * 9})
+        self.offered: list[tuple] = []
+
+    def measuring(
+        self, expected: Any, also: Any = (), most_seconds: float | None = None
+    ) -> Callable[..., tuple[Any, float]]:
+        timed = super().measuring(expected, also, most_seconds)
+        self.offered.append(tuple(also))
+
+        def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
+            _, seconds = timed(text, size, overlap)
+            # The worker gives back an offered answer itself when its digest is that one's.
+            return (also[0] if also else [text[:size] + " "]), seconds
+
+        return call
+
+
+def test_an_answer_judged_right_once_is_offered_to_later_calls_and_not_judged_again(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(long_texts, "RIGHT_ANSWERS", {})
+    judged: list[Any] = []
+
+    def judge(expected: Any) -> Callable[[tuple, Any, Any], None]:
+        def accept(args: tuple, answer: Any, given: Any) -> None:
+            judged.append(answer)
+            if answer != [args[0][:10] + " "]:
+                raise RuleBroken("wrong")
+
+        return accept
+
+    first, second = OtherRightAnswer(), OtherRightAnswer()
+    for timed in (first, second):
+        expect_long_document(timed, lambda text: (text, 10, 2), reference_chunk, judge)
+    assert first.offered == [(), ()]
+    assert [len(offered) for offered in second.offered] == [1, 1]
+    assert len(judged) == 2  # the first submission's two answers; the second's were known
+    kept = list(long_texts.RIGHT_ANSWERS.values())
+    assert sorted(map(len, kept)) == [1, 1]
+
+
+def test_only_a_few_right_answers_are_kept_for_a_call(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(long_texts, "RIGHT_ANSWERS", {})
+    class Another(Timed):
+        """Each one gives its own answer, which the judge below finds right."""
+
+        def __init__(self, mark: str) -> None:
+            super().__init__({})
+            self.mark = mark
+
+        def measuring(
+            self, expected: Any, also: Any = (), most_seconds: float | None = None
+        ) -> Callable[..., tuple[Any, float]]:
+            def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
+                return [text[:size], self.mark], 0.01
+
+            return call
+
+    for n in range(long_texts.MOST_RIGHT_ANSWERS + 2):
+        expect_long_document(
+            Another(str(n)), lambda text: (text, 10, 2), reference_chunk, lambda e: lambda *a: None
+        )
+    assert [len(kept) for kept in long_texts.RIGHT_ANSWERS.values()] == [
+        long_texts.MOST_RIGHT_ANSWERS
+    ] * 2
+
+
 def test_growth_up_to_the_settled_limit_is_timed_again():
     # A linear solution's timing slowed threefold at the worst by the machine still passes.
     timed = Timed({LONG_LENGTH: [SETTLED_GROWTH * 0.01, 0.2], SHORT_LENGTH: [0.01, 0.012]})
@@ -252,7 +354,9 @@ def test_the_limit_of_growth_is_a_few_times_ten():
 
 def test_a_wrong_short_answer_is_a_wrong_answer():
     class Wrong(Timed):
-        def measuring(self, expected: Any) -> Callable[..., tuple[Any, float]]:
+        def measuring(
+            self, expected: Any, also: Any = (), most_seconds: float | None = None
+        ) -> Callable[..., tuple[Any, float]]:
             def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
                 return (expected if len(text) == LONG_LENGTH else ["wrong"]), 0.1
 

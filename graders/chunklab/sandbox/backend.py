@@ -56,6 +56,10 @@ class SandboxBackend(Backend):
         self.spinning = False
         # A limit the running grader test states for each of its calls.
         self.stated_seconds: float | None = None
+        # A lower limit the test set for its next call only, and whether the last call's
+        # limit was that one (a call stopped there is not a submission that spins).
+        self.next_cap: float | None = None
+        self.capped = False
         self.output_was_cut = False
         # Own time a call asked by digest spent, which the request for its answer continues.
         self.carried_seconds = 0.0
@@ -120,12 +124,17 @@ class SandboxBackend(Backend):
         if self.worker is not None:
             self.worker.new_test()  # the answers budget is one test's
 
+    def cap_next_call(self, seconds: float) -> None:
+        self.next_cap = seconds
+
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """The answer to one call; a call asked by digest also says the CPU time it took
         (`cpu_seconds`: its worker's every thread and process, measured from here)."""
+        cap, self.next_cap = self.next_cap, None
+        self.capped = False
         worker = self._ready_worker()
         self.reference.note(message)
-        worker.watch_next(partial(self._own_limit, message), from_start=self.spinning)
+        worker.watch_next(partial(self._own_limit, message, cap), from_start=self.spinning)
         started = time.monotonic()
         mark = worker.own_mark()
         # The request for a kept answer finishes the call before it: within what is left.
@@ -136,7 +145,8 @@ class SandboxBackend(Backend):
                 answer = {**answer, "cpu_seconds": worker.cpu_seconds_since(mark)}
             return answer
         except CallTimedOut:
-            self._timed_out()
+            if not self.capped:
+                self._timed_out()
             raise
         except ProtocolBroken as broken:
             self.broken = str(broken)
@@ -149,7 +159,7 @@ class SandboxBackend(Backend):
             self.carried_seconds = worker.own_seconds_since(mark) if asked_by_digest else 0.0
             self.carried_wall = time.monotonic() - started if asked_by_digest else 0.0
 
-    def _own_limit(self, message: dict[str, Any]) -> CallLimit:
+    def _own_limit(self, message: dict[str, Any], cap: float | None = None) -> CallLimit:
         # A limit the test states is used as it is: the reference is not timed for it.
         stated = self.stated_seconds
         seconds = fitted_limits.call_seconds(
@@ -158,6 +168,8 @@ class SandboxBackend(Backend):
             spinning=self.spinning,
             stated=stated,
         )
+        if cap is not None and cap < seconds:
+            seconds, self.capped = cap, True
         if message.get("op") == "kept":
             seconds = max(0.0, seconds - self.carried_seconds)
         return CallLimit(seconds, self.limits.memory_mb)

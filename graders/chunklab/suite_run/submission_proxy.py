@@ -15,7 +15,7 @@ import hmac
 import json
 import secrets
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,7 +120,7 @@ class Calls:
 
     _handles_made = 0
 
-    def _send(self, message: dict[str, Any]) -> dict[str, Any]:
+    def _send(self, message: dict[str, Any], most_seconds: float | None = None) -> dict[str, Any]:
         raise NotImplementedError
 
     def _new_handle(self) -> int:
@@ -174,7 +174,7 @@ class SubmissionProxy(Calls):
         # Fewer outcomes than messages when a call timed out or ended the worker.
         self._answered = deque(zip(messages, outcomes, strict=False))
 
-    def _answer(self, message: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, message: dict[str, Any], most_seconds: float | None) -> dict[str, Any]:
         if self._answered:
             sent, outcome = self._answered.popleft()
             if sent == message:
@@ -182,11 +182,15 @@ class SubmissionProxy(Calls):
                     raise outcome
                 return outcome
             self._answered.clear()
+        if most_seconds is not None:
+            self._backend.cap_next_call(most_seconds)
         return self._backend.request(message)
 
-    def _send(self, message: dict[str, Any]) -> dict[str, Any]:
+    def _send(self, message: dict[str, Any], most_seconds: float | None = None) -> dict[str, Any]:
+        """The answer to a call; `most_seconds` lowers its own time limit (see
+        `Backend.cap_next_call`)."""
         try:
-            answer = self._answer(message)
+            answer = self._answer(message, most_seconds)
         except (CallTimedOut, WorkerCrashed) as exc:
             raise type(exc)(f"Input: {describe_call(message)}\n{exc}") from None
         if "raised" in answer:
@@ -197,34 +201,44 @@ class SubmissionProxy(Calls):
         return answer
 
 
-def value_expecting(
-    send: Callable[[dict[str, Any]], dict[str, Any]], message: dict[str, Any], expected: Any
-) -> Any:
+def value_expecting(send: Send, message: dict[str, Any], expected: Any) -> Any:
     """What a call returns, asked for first as a digest of its answer (see `measured_expecting`)."""
     return measured_expecting(send, message, expected)[0]
 
 
+Send = Callable[..., dict[str, Any]]
+
+
 def measured_expecting(
-    send: Callable[[dict[str, Any]], dict[str, Any]], message: dict[str, Any], expected: Any
+    send: Send,
+    message: dict[str, Any],
+    expected: Any,
+    *,
+    also: Sequence[Any] = (),
+    most_seconds: float | None = None,
 ) -> tuple[Any, float | None]:
     """What a call returns, asked for first as a digest of its answer, and the CPU time the
     call took as its backend measured it (None where it cannot).
 
-    When the digest is that of `expected`, `expected` itself is the value and the
-    answer never crosses (a long document's answer is megabytes); otherwise the
-    worker sends the answer it kept, within what is left of the call's time (the
-    sandbox counts the two requests as one call). The key is new for every call
-    and covers the whole answer, so a digest cannot be made up without the
-    answer: a right digest is a right answer.
+    When the digest is that of `expected`, or of one of the answers `also` holds
+    (other answers already judged right for the same call), that object itself is
+    the value and the answer never crosses (a long document's answer is
+    megabytes); otherwise the worker sends the answer it kept, within what is left
+    of the call's time (the sandbox counts the two requests as one call). The key
+    is new for every call and covers the whole answer, so a digest cannot be made
+    up without the answer: a right digest is a right answer. `most_seconds`
+    lowers the call's own time limit.
     """
     key = secrets.token_hex(32)
-    answer = send({**message, "digest": key})
+    answer = send({**message, "digest": key}, most_seconds)
     cpu_seconds = answer.get("cpu_seconds")
     if "digest" not in answer:
         return answer_value(answer), cpu_seconds
-    expected_digest = digest_of_bytes(key, expected_answer_bytes(expected))
-    if hmac.compare_digest(str(answer["digest"]).encode(), expected_digest.encode()):
-        return expected, cpu_seconds
+    given = str(answer["digest"]).encode()
+    for candidate in (expected, *also):
+        candidate_digest = digest_of_bytes(key, expected_answer_bytes(candidate))
+        if hmac.compare_digest(given, candidate_digest.encode()):
+            return candidate, cpu_seconds
     try:
         kept = send({"op": "kept", "name": message["name"]})
     except (CallTimedOut, WorkerCrashed) as error:
@@ -244,9 +258,7 @@ class Returned:
     left: Any = None
 
 
-def value_and_inputs(
-    send: Callable[[dict[str, Any]], dict[str, Any]], message: dict[str, Any]
-) -> Returned:
+def value_and_inputs(send: Send, message: dict[str, Any]) -> Returned:
     """What a call returns, and whether it changed the arguments it was given.
 
     The worker runs the call on its own copy of the arguments, made from the JSON
@@ -269,15 +281,17 @@ def expected_answer_bytes(expected: Any) -> bytes:
     """An answer of `expected` as the worker would send it, made once per expected value."""
     known = EXPECTED_ANSWERS.get(id(expected))
     if known is None or known[0] is not expected:
-        if len(EXPECTED_ANSWERS) >= 8:
+        if len(EXPECTED_ANSWERS) >= MOST_EXPECTED_ANSWERS:
             EXPECTED_ANSWERS.clear()
         known = EXPECTED_ANSWERS[id(expected)] = (expected, json.dumps({"ok": expected}).encode())
     return known[1]
 
 
 # Expected answers are long documents' answers, the same few objects for a whole class:
-# keyed by identity, holding the object so its id is not reused.
+# keyed by identity, holding the object so its id is not reused. A lesson's long calls
+# with the answers known right for each: some thirty, of a megabyte or two each.
 EXPECTED_ANSWERS: dict[int, tuple[Any, bytes]] = {}
+MOST_EXPECTED_ANSWERS = 32
 
 
 class CallProxy:
@@ -304,11 +318,20 @@ class CallProxy:
         call.__wrapped__ = self  # type: ignore[attr-defined]  # feedback reaches the backend
         return call
 
-    def measuring(self, expected: Any) -> Callable[..., tuple[Any, float | None]]:
-        """As `expecting`, giving also the CPU time each call took in the submission's worker."""
+    def measuring(
+        self, expected: Any, also: Sequence[Any] = (), most_seconds: float | None = None
+    ) -> Callable[..., tuple[Any, float | None]]:
+        """As `expecting`, giving also the CPU time each call took in the submission's worker;
+        see `measured_expecting` for `also` and `most_seconds`."""
 
         def call(*args: Any, **kwargs: Any) -> tuple[Any, float | None]:
-            return measured_expecting(self._calls()._send, self._message(args, kwargs), expected)
+            return measured_expecting(
+                self._calls()._send,
+                self._message(args, kwargs),
+                expected,
+                also=also,
+                most_seconds=most_seconds,
+            )
 
         call.__name__ = self.__name__
         call.__wrapped__ = self  # type: ignore[attr-defined]
@@ -398,6 +421,6 @@ class CallsAhead(Calls):
         if exc_info[0] is None:
             self._proxy._send_ahead(self._messages)
 
-    def _send(self, message: dict[str, Any]) -> dict[str, Any]:
+    def _send(self, message: dict[str, Any], most_seconds: float | None = None) -> dict[str, Any]:
         self._messages.append(message)
         return {"ok": None}

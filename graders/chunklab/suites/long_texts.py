@@ -15,7 +15,7 @@ limit on the long text.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from chunklab.contract import CallTimedOut, MemoryRunaway
@@ -53,18 +53,38 @@ def long_text(length: int = LONG_LENGTH) -> KitText:
     return kit_text(f"long-{length}")
 
 
-# The reference's answers to the long calls, by function and arguments.
+# A long call stopped at this many times the short call's own time grows too fast,
+# whatever it would have given: it is not left to run to its whole limit. Never below
+# `LEAST_CAP`, so that the clock's resolution never decides.
+LEAST_CAP = 0.25
+# Answers judged right on a long call that are not the reference's (a solution that keeps
+# the whitespace after a sentence's mark, say), kept for later submissions: at most this
+# many for each call.
+MOST_RIGHT_ANSWERS = 3
+
+# The reference's answers to the long calls, by function and arguments, and the other
+# answers judged right for each of those calls.
 KEPT_ANSWERS: dict[tuple, Any] = {}
+RIGHT_ANSWERS: dict[tuple, list[Any]] = {}
+
+
+def call_key(fn: Callable[..., Any], args: tuple) -> tuple:
+    # A document argument (a dict of str) is kept by its items.
+    return (fn, *(tuple(sorted(a.items())) if isinstance(a, dict) else a for a in args))
 
 
 def reference_answer(fn: Callable[..., T], args: tuple) -> T:
     """The reference's answer to a long call, worked out once per grading process."""
-    # A document argument (a dict of str) is kept by its items.
-    key = (fn, *(tuple(sorted(a.items())) if isinstance(a, dict) else a for a in args))
+    key = call_key(fn, args)
     if key not in KEPT_ANSWERS:
         KEPT_ANSWERS[key] = fn(*args)
     answer: T = KEPT_ANSWERS[key]
     return answer
+
+
+def right_answers(fn: Callable[..., Any], args: tuple) -> list[Any]:
+    """The answers other than the reference's already judged right for the long call."""
+    return RIGHT_ANSWERS.setdefault(call_key(fn, args), [])
 
 
 def expecting(fn: Callable[..., T], expected: T) -> Callable[..., T]:
@@ -78,15 +98,22 @@ def expecting(fn: Callable[..., T], expected: T) -> Callable[..., T]:
     return fn if ask is None else ask(expected)
 
 
-def measuring(fn: Callable[..., T], expected: T) -> Callable[..., tuple[T, float | None]]:
+def measuring(
+    fn: Callable[..., T],
+    expected: T,
+    also: Sequence[T] = (),
+    most_seconds: float | None = None,
+) -> Callable[..., tuple[T, float | None]]:
     """`fn` as `expecting` calls it, giving also the CPU time each call took.
 
     A call into a worker is timed by the worker's CPU count, read from outside it
-    (the submission cannot change it); any other function by this thread's.
+    (the submission cannot change it); any other function by this thread's. Into a
+    worker, an answer equal to one of `also` does not cross either, and
+    `most_seconds` lowers the call's own limit.
     """
     ask = getattr(fn, "measuring", None)
     if ask is not None:
-        measured: Callable[..., tuple[T, float | None]] = ask(expected)
+        measured: Callable[..., tuple[T, float | None]] = ask(expected, also, most_seconds)
         return measured
 
     def timed(*args: Any) -> tuple[T, float | None]:
@@ -146,21 +173,45 @@ def same_as_expected(expected: Any) -> Judge:
 
 
 def timed_right_answer(
-    fn: Callable[..., Any], args: tuple, expected: Any, judge: Judge
+    fn: Callable[..., Any],
+    args: tuple,
+    expected: Any,
+    judge: Judge,
+    known_right: list[Any] | None = None,
+    most_seconds: float | None = None,
 ) -> float | None:
-    """`fn(*args)` must give an answer `judge` finds right; the CPU time it took."""
+    """`fn(*args)` must give an answer `judge` finds right; the CPU time it took.
+
+    `known_right` holds the answers other than `expected` already judged right for
+    this call: one of them comes back as itself, is not judged again, and an answer
+    judged right joins them. `most_seconds` lowers the call's own limit.
+    """
     given = Lazy(lambda: call_text(fn, args))  # made only for feedback: the text is long
     measured: list[float | None] = []
+    known = [] if known_right is None else known_right
 
     def answer() -> Any:
-        value, seconds = result_of(measuring(fn, expected), args)
+        value, seconds = result_of(measuring(fn, expected, tuple(known), most_seconds), args)
         measured.append(seconds)
         return value
 
-    expect_right_in_time(
-        LONG_TEXT_SECONDS, answer, lambda value: judge(args, value, given), given=given
-    )
+    def judged(value: Any) -> None:
+        if value is expected or any(value is right for right in known):
+            return
+        judge(args, value, given)
+        if len(known) < MOST_RIGHT_ANSWERS:
+            known.append(value)
+
+    expect_right_in_time(LONG_TEXT_SECONDS, answer, judged, given=given)
     return measured[0]
+
+
+def growth_cap(short_seconds: float | None) -> float | None:
+    """The own time the long call may take once the short one took `short_seconds`:
+    stopped there, it grew past `SETTLED_GROWTH`; None where the short call was not timed."""
+    if short_seconds is None:
+        return None
+    return max(LEAST_CAP, SETTLED_GROWTH * short_seconds)
 
 
 def expect_long_document(
@@ -179,15 +230,19 @@ def expect_long_document(
     """
     calls = [args_of(long_text(LONG_LENGTH)), args_of(long_text(SHORT_LENGTH))]
     expected = [reference_answer(reference, args) for args in calls]
+    known = [right_answers(reference, args) for args in calls]
     judges = [judge(answer) for answer in expected]
 
     def timings() -> list[float | None]:
         # The short text first: a long call stopped at its own time limit is then judged
         # as growth when the short one shows it, so code whose work grows with the square
         # gets one verdict, whether a busy machine let its long call finish in time or not.
-        short = timed_right_answer(fn, calls[1], expected[1], judges[1])
+        # Past `SETTLED_GROWTH` times the short call's time, the long call is stopped.
+        short = timed_right_answer(fn, calls[1], expected[1], judges[1], known[1])
         try:
-            long = timed_right_answer(fn, calls[0], expected[0], judges[0])
+            long = timed_right_answer(
+                fn, calls[0], expected[0], judges[0], known[0], growth_cap(short)
+            )
         except CallTimedOut as stopped:
             if not isinstance(stopped, MemoryRunaway) and grows_past(short):
                 raise grows_too_fast(fn, calls[0]) from None
@@ -204,8 +259,9 @@ def expect_long_document(
 
 
 def grows_past(short_seconds: float | None) -> bool:
-    """Whether a long call stopped at `LONG_TEXT_SECONDS` took over `MOST_GROWTH` times the
-    short one's time: then it grew too fast, wherever it would have finished."""
+    """Whether a long call stopped at its limit (`LONG_TEXT_SECONDS`, or the growth cap
+    below it) took over `MOST_GROWTH` times the short one's time: then it grew too fast,
+    wherever it would have finished."""
     return short_seconds is not None and short_seconds * MOST_GROWTH < LONG_TEXT_SECONDS
 
 

@@ -76,7 +76,9 @@ def named(
     # A call into a worker asked by digest (and timed) keeps the name too.
     for way in ("expecting", "measuring"):
         if hasattr(fn, way):
-            setattr(call, way, lambda expected, way=way: named(getattr(fn, way)(expected), name))
+            setattr(
+                call, way, lambda *asked, way=way: named(getattr(fn, way)(*asked), name)
+            )
     return call
 
 
