@@ -241,25 +241,37 @@ def test_a_long_call_stopped_after_a_slow_short_one_stays_a_timeout():
         check(StoppedLong(0.01, MemoryRunaway("Your code kept taking more memory")))
 
 
+SHORT_CAP = long_texts.SHORT_SHARE * long_texts.LONG_TEXT_SECONDS
+
+
 def test_the_long_call_may_take_the_settled_growth_of_the_short_one_and_no_more():
     # Square growth is stopped there, and gets the verdict it gets when it finishes.
     assert long_texts.LEAST_CAP <= long_texts.LONG_TEXT_SECONDS / 4
     stopped = Timed({LONG_LENGTH: [1.9], SHORT_LENGTH: [0.01]})
     finished = Timed({LONG_LENGTH: [0.9], SHORT_LENGTH: [0.01]})
     assert too_slow_message(stopped) == too_slow_message(finished)
-    assert stopped.caps == [None, SETTLED_GROWTH * 0.01]
+    assert stopped.caps == [SHORT_CAP, SETTLED_GROWTH * 0.01]
     assert stopped.calls == [SHORT_LENGTH, LONG_LENGTH]
     # Never below the least cap, whatever the short call took; linear work is not stopped.
     fast = Timed({LONG_LENGTH: [0.02], SHORT_LENGTH: [0.002]})
     check(fast)
-    assert fast.caps == [None, long_texts.LEAST_CAP]
+    assert fast.caps == [SHORT_CAP, long_texts.LEAST_CAP]
 
 
 def test_a_long_call_the_short_one_gives_room_keeps_the_tests_own_limit():
     timed = Timed({LONG_LENGTH: [1.2], SHORT_LENGTH: [0.1]})
     check(timed)
-    assert timed.caps == [None, SETTLED_GROWTH * 0.1]  # 7.5 s: the test's 2 s limit stands
+    assert timed.caps == [SHORT_CAP, SETTLED_GROWTH * 0.1]  # 7.5 s: the test's 2 s stands
     assert SETTLED_GROWTH * 0.1 > long_texts.LONG_TEXT_SECONDS
+
+
+def test_a_short_call_past_a_quarter_of_the_limit_is_a_timeout_of_its_own():
+    # Linear code that slow would take over the whole limit on the long text anyway.
+    assert SHORT_CAP == long_texts.LONG_TEXT_SECONDS / 4
+    timed = Timed({SHORT_LENGTH: [SHORT_CAP * 1.01]})
+    with pytest.raises(CallTimedOut):
+        check(timed)
+    assert timed.calls == [SHORT_LENGTH]
 
 
 class OtherRightAnswer(Timed):

@@ -296,6 +296,8 @@ class Zygote:
             self.process.kill()
             self.process.wait(timeout=5)
         finally:
+            if self.process.stderr is not None:
+                self.process.stderr.close()
             for kind in (self.memory, self.cpus, self.cpu_time):
                 if kind is not None:
                     kind.close()

@@ -53,7 +53,11 @@ def long_text(length: int = LONG_LENGTH) -> KitText:
     return kit_text(f"long-{length}")
 
 
-# A long call stopped at this many times the short call's own time grows too fast,
+# The short text (a tenth of the long one) may take this share of the long text's limit:
+# linear code slower than that is stopped by the long text's limit anyway, and a call
+# that never ends on it (a loop) is stopped a quarter of the way.
+SHORT_SHARE = 0.25
+# A long call stopped at `SETTLED_GROWTH` times the short call's own time grows too fast,
 # whatever it would have given: it is not left to run to its whole limit. Never below
 # `LEAST_CAP`, so that the clock's resolution never decides.
 LEAST_CAP = 0.25
@@ -238,7 +242,9 @@ def expect_long_document(
         # as growth when the short one shows it, so code whose work grows with the square
         # gets one verdict, whether a busy machine let its long call finish in time or not.
         # Past `SETTLED_GROWTH` times the short call's time, the long call is stopped.
-        short = timed_right_answer(fn, calls[1], expected[1], judges[1], known[1])
+        short = timed_right_answer(
+            fn, calls[1], expected[1], judges[1], known[1], SHORT_SHARE * LONG_TEXT_SECONDS
+        )
         try:
             long = timed_right_answer(
                 fn, calls[0], expected[0], judges[0], known[0], growth_cap(short)
