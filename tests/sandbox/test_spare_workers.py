@@ -1,4 +1,5 @@
-"""The zygote makes the next worker while one is graded, and never hands out a dead one."""
+"""The zygote makes the next worker while one is graded (the first one too, when asked
+to ahead), and never hands out a dead one."""
 
 from __future__ import annotations
 
@@ -35,6 +36,26 @@ def alive(pid: int) -> bool:
 def test_one_worker_makes_no_spare(zygote):
     zygote.spawn().kill()
     assert zygote.spare is None
+
+
+def test_a_first_worker_asked_for_ahead_is_the_one_handed_out_and_no_spare_follows(zygote):
+    zygote.spawn_ahead()
+    assert zygote.spare is not None
+    made_ahead = zygote.spare.result()
+    backend = SandboxBackend(zygote, (CodeCell(0, "submission.py", "x = 1\n"),), LIMITS)
+    assert backend.load().problems == ()
+    assert backend.worker is made_ahead
+    assert zygote.spare is None  # one submission still makes one worker
+    backend.close()
+
+
+def test_closing_the_zygote_at_once_ends_the_worker_asked_for_ahead():
+    with Zygote(ZygoteSettings(LIMITS)) as zygote:
+        zygote.spawn_ahead()  # the zygote may not even have started when it closes
+        ahead = zygote.spare
+    assert ahead is not None and ahead.done()
+    made = None if ahead.exception() is not None else ahead.result()
+    assert made is None or not alive(made.pid)
 
 
 def test_from_the_second_worker_on_the_next_one_is_made_ahead(zygote):

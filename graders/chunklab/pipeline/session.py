@@ -82,7 +82,7 @@ class GradingSession:
         return self.max_scores[lesson.id]
 
     def __post_init__(self) -> None:
-        self.sandbox()  # starts now, while pytest and the suites are imported
+        self.sandbox()  # starts now (unless given), while the suites are imported
 
     def close(self) -> None:
         if self.zygote is not None:
