@@ -326,14 +326,15 @@ class Zygote:
             self.control.close()
             self.reader.close()
             self.process.kill()
-            self.process.wait(timeout=5)
-            if self.process.stderr is not None:
-                self.process.stderr.close()
         finally:
+            # Meanwhile the kernel takes the zygote's namespaces down, which its end waits for.
             for kind in (self.memory, self.cpus, self.cpu_time):
                 if kind is not None:
                     kind.close()
             remove_folder(self.scratch)
+        self.process.wait(timeout=5)
+        if self.process.stderr is not None:
+            self.process.stderr.close()
 
     def __enter__(self) -> Zygote:
         return self
