@@ -96,3 +96,20 @@ def test_grading_one_file_starts_its_one_sandbox_before_pytest_is_imported():
     report, started = done.stdout.splitlines()
     assert json.loads(report)["status"] == "graded"
     assert started == "STARTED [False]"
+
+
+def test_the_command_line_process_freezes_what_is_left_before_its_end():
+    # Its teardown then skips walking every object for cyclic garbage once more.
+    probe = (
+        "import gc, sys\n"
+        "from chunklab.cli import script_main\n"
+        "sys.argv = ['chunklab', 'grade', '--quiet', 'solutions/char_chunk.py']\n"
+        "code = script_main()\n"
+        "print('ENDED', code, gc.get_freeze_count() > 0)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=KIT_ROOT
+    )
+    report, ended = done.stdout.splitlines()
+    assert json.loads(report)["status"] == "graded"
+    assert ended == "ENDED 0 True"
