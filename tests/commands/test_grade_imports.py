@@ -54,6 +54,17 @@ def test_the_grade_command_starts_without_pytest_or_what_only_class_files_need()
     assert "pytest" not in loaded
 
 
+def graded_one_file(probe: str) -> str:
+    """The last line `probe` prints after grading one file to a pipe, from the kit's folder."""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=KIT_ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    report, last = done.stdout.splitlines()
+    assert json.loads(report)["status"] == "graded"
+    return last
+
+
 def test_grading_one_file_to_a_pipe_loads_nothing_only_class_files_need():
     probe = (
         "import sys\n"
@@ -62,12 +73,7 @@ def test_grading_one_file_to_a_pipe_loads_nothing_only_class_files_need():
         "print('LOADED', ' '.join(sorted(sys.modules)))\n"
         "sys.exit(code)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=KIT_ROOT
-    )
-    assert done.returncode == 0, done.stderr
-    report, loaded = done.stdout.splitlines()
-    assert json.loads(report)["status"] == "graded"
+    loaded = graded_one_file(probe)
     assert sorted(set(loaded.split()[1:]) & set(ONLY_FOR_CLASS_FILES)) == []
 
 
@@ -89,13 +95,7 @@ sys.exit(code)
 
 
 def test_grading_one_file_starts_its_one_sandbox_before_pytest_is_imported():
-    done = subprocess.run(
-        [sys.executable, "-c", ZYGOTES_NOTED], capture_output=True, text=True, cwd=KIT_ROOT
-    )
-    assert done.returncode == 0, done.stderr
-    report, started = done.stdout.splitlines()
-    assert json.loads(report)["status"] == "graded"
-    assert started == "STARTED [False]"
+    assert graded_one_file(ZYGOTES_NOTED) == "STARTED [False]"
 
 
 def test_the_command_line_process_freezes_what_is_left_before_its_end():
@@ -107,9 +107,4 @@ def test_the_command_line_process_freezes_what_is_left_before_its_end():
         "code = script_main()\n"
         "print('ENDED', code, gc.get_freeze_count() > 0)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=KIT_ROOT
-    )
-    report, ended = done.stdout.splitlines()
-    assert json.loads(report)["status"] == "graded"
-    assert ended == "ENDED 0 True"
+    assert graded_one_file(probe) == "ENDED 0 True"
