@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from chunklab.contract import CodeCell
+from chunklab.sandbox import zygote as zygote_module
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
-from chunklab.sandbox.zygote import Zygote, ZygoteSettings
+from chunklab.sandbox.zygote import SandboxStartError, Zygote, ZygoteSettings
 
 LIMITS = Limits(call_seconds=5.0, call_floor_seconds=5.0, submission_seconds=30.0, memory_mb=150)
 
@@ -56,6 +59,22 @@ def test_closing_the_zygote_at_once_ends_the_worker_asked_for_ahead():
     assert ahead is not None and ahead.done()
     made = None if ahead.exception() is not None else ahead.result()
     assert made is None or not alive(made.pid)
+
+
+def test_a_zygote_that_cannot_start_says_why_to_the_first_worker_asked_for_ahead_and_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    for name in ("worker_main.py", "confinement_main.py", "allow_list_main.py"):
+        shutil.copy(zygote_module.SANDBOX_DIR / name, tmp_path)
+    (tmp_path / "zygote_main.py").write_text(
+        "import sys\nsys.stderr.write('no sandbox here')\nsys.exit(1)\n"
+    )
+    monkeypatch.setattr(zygote_module, "SANDBOX_DIR", tmp_path)
+    with Zygote(ZygoteSettings(LIMITS)) as zygote:
+        zygote.spawn_ahead()
+        for _ in range(2):
+            with pytest.raises(SandboxStartError, match="could not start: no sandbox here"):
+                zygote.spawn()
 
 
 def test_from_the_second_worker_on_the_next_one_is_made_ahead(zygote):
