@@ -1,3 +1,3 @@
-from chunklab.cli import main
+from chunklab.cli import script_main
 
-raise SystemExit(main())
+raise SystemExit(script_main())

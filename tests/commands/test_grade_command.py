@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gc
 import json
 from pathlib import Path
 
@@ -129,6 +130,13 @@ def test_out_folder_holds_reports_gradebook_and_summary(chunklab, tmp_path, brok
     assert summary["submissions"] == 7
     assert summary["statuses"] == {"graded": 1, "error": 6}
     assert not [p for p in out.rglob("*.tmp")]
+
+
+def test_grading_here_gives_the_collector_back_its_thresholds(chunklab):
+    # While this process grades, the collector mostly waits for a session's end.
+    before = gc.get_threshold()
+    assert chunklab("grade", "--jobs", "1", "solutions/char_chunk.py").exit_code == 0
+    assert gc.get_threshold() == before
 
 
 def test_same_submission_twice_gives_the_same_score(chunklab, kit_root):

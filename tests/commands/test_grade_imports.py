@@ -39,7 +39,7 @@ ONLY_FOR_CLASS_FILES = (
 )
 
 
-def test_the_grade_command_starts_without_what_only_class_files_need():
+def test_the_grade_command_starts_without_pytest_or_what_only_class_files_need():
     probe = (
         "import sys\n"
         "import chunklab.cli, chunklab.commands.grade\n"
@@ -50,6 +50,19 @@ def test_the_grade_command_starts_without_what_only_class_files_need():
     loaded = set(done.stdout.split())
     assert "chunklab.commands.grade" in loaded, done.stderr
     assert sorted(loaded & set(ONLY_FOR_CLASS_FILES)) == []
+    # pytest is imported once the sandbox has started, which its import then overlaps.
+    assert "pytest" not in loaded
+
+
+def graded_one_file(probe: str) -> str:
+    """The last line `probe` prints after grading one file to a pipe, from the kit's folder."""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=KIT_ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    report, last = done.stdout.splitlines()
+    assert json.loads(report)["status"] == "graded"
+    return last
 
 
 def test_grading_one_file_to_a_pipe_loads_nothing_only_class_files_need():
@@ -60,10 +73,38 @@ def test_grading_one_file_to_a_pipe_loads_nothing_only_class_files_need():
         "print('LOADED', ' '.join(sorted(sys.modules)))\n"
         "sys.exit(code)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=KIT_ROOT
-    )
-    assert done.returncode == 0, done.stderr
-    report, loaded = done.stdout.splitlines()
-    assert json.loads(report)["status"] == "graded"
+    loaded = graded_one_file(probe)
     assert sorted(set(loaded.split()[1:]) & set(ONLY_FOR_CLASS_FILES)) == []
+
+
+# Notes, as each zygote starts, whether pytest is imported yet; then grades one file.
+ZYGOTES_NOTED = """
+import sys
+from chunklab.sandbox import zygote
+started = []
+start = zygote.Zygote.__init__
+def noted(self, *args, **kwargs):
+    started.append('pytest' in sys.modules)
+    start(self, *args, **kwargs)
+zygote.Zygote.__init__ = noted
+from chunklab.cli import main
+code = main(['grade', '--lesson', 'char_chunk', 'solutions/char_chunk.py'])
+print('STARTED', started)
+sys.exit(code)
+"""
+
+
+def test_grading_one_file_starts_its_one_sandbox_before_pytest_is_imported():
+    assert graded_one_file(ZYGOTES_NOTED) == "STARTED [False]"
+
+
+def test_the_command_line_process_freezes_what_is_left_before_its_end():
+    # Its teardown then skips walking every object for cyclic garbage once more.
+    probe = (
+        "import gc, sys\n"
+        "from chunklab.cli import script_main\n"
+        "sys.argv = ['chunklab', 'grade', '--quiet', 'solutions/char_chunk.py']\n"
+        "code = script_main()\n"
+        "print('ENDED', code, gc.get_freeze_count() > 0)\n"
+    )
+    assert graded_one_file(probe) == "ENDED 0 True"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import chunklab.commands.grade as grade_module
+import chunklab.pipeline.parallel as parallel_module
 from chunklab.pipeline.parallel import grade_many
 from chunklab.report_out.resume import INDEX_NAME
 
@@ -25,7 +25,7 @@ def graded_now(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
         runs.append([Path(item.display).name for _, item in items])
         return grade_many(items, *args)
 
-    monkeypatch.setattr(grade_module, "grade_many", spy)
+    monkeypatch.setattr(parallel_module, "grade_many", spy)
     return runs
 
 
@@ -52,7 +52,7 @@ def test_an_interrupted_run_keeps_what_it_graded_and_resume_grades_the_rest(
         yield next(iter(grade_many(items[:1], *args)))
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(grade_module, "grade_many", one_then_interrupt)
+    monkeypatch.setattr(parallel_module, "grade_many", one_then_interrupt)
     out = tmp_path / "out"
     stopped = chunklab("grade", "--jobs", "1", "--out", out, three)
     assert stopped.exit_code == 130
@@ -79,7 +79,7 @@ def test_an_interrupted_run_keeps_what_it_graded_and_resume_grades_the_rest(
         spied.append([Path(item.display).name for _, item in items])
         return grade_many(items, *args)
 
-    monkeypatch.setattr(grade_module, "grade_many", spy)
+    monkeypatch.setattr(parallel_module, "grade_many", spy)
     resumed = chunklab("grade", "--jobs", "1", "--out", out, "--resume", three)
     assert resumed.exit_code == 0
     assert spied == [["b_char_chunk.py", "c_char_chunk.py"]]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from chunklab.sandbox.limits import Limits
-from chunklab.sandbox.zygote import Zygote, ZygoteSettings
+from chunklab.sandbox.zygote import SANDBOX_DIR, Zygote, ZygoteSettings
 from tests.sandbox.sandbox_workers import Workers
 from tests.sandbox.test_sandbox_file_system import PROBE
 
@@ -106,3 +106,20 @@ def test_a_grader_that_keeps_its_files_to_itself_still_starts_workers():
             assert workers.proxy(PROBE).imports(["json", "lzma"]) == ["json", "lzma"]
         finally:
             workers.close()
+
+
+def test_the_allow_list_reads_each_library_once_however_many_modules_need_it():
+    code = {"__name__": "chunklab_allow_list"}
+    exec(compile((SANDBOX_DIR / "allow_list_main.py").read_text(), "allow_list", "exec"), code)
+    read: list[str] = []
+
+    class Noted(code["Elf"]):  # type: ignore[misc,name-defined]
+        def __init__(self, path: str) -> None:
+            read.append(path)
+            super().__init__(path)
+
+    code["Elf"] = Noted
+    allowed = code["allow_list"]()
+    assert os.path.realpath(sys.executable) in [os.path.realpath(p) for p in read]
+    assert allowed["files"]
+    assert sorted(read) == sorted(set(read))

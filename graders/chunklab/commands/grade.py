@@ -9,8 +9,10 @@ the class's pages, gradebooks and similarity code.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -28,12 +30,14 @@ from chunklab.commands.lms_run import (
 )
 from chunklab.errors import GradingBrokeOffError
 from chunklab.kit import Kit, find_kit
-from chunklab.pipeline.parallel import grade_many
+from chunklab.pipeline.garbage import collecting_per_session
+from chunklab.pipeline.pool import grades_here
 from chunklab.pipeline.records import ReportRecord, ReportSink, RunEnd, Sinks
 from chunklab.reading.read import SubmissionPath, hidden_submissions
 from chunklab.report_out.progress import ProgressBar
 from chunklab.report_out.report_layout import ReportLayout
 from chunklab.report_out.table_out import TableOut
+from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.scoring.report import GradeReport
 from chunklab.text import terminal_safe
 
@@ -106,7 +110,7 @@ def feed(
 
     for number, report in ready:
         take(number, report, fresh=False)
-    grade = partial(grade_many, todo, options.lesson, kit, options.limits, options.jobs)
+    grade = partial(grade_locally, todo, options, kit)
     if options.dask:
         from chunklab.cluster.on_dask import grade_on_dask
 
@@ -116,6 +120,30 @@ def feed(
     end = RunEnd(len(found.items), sinks.count, interrupted, started)
     sinks.finish(end)
     return end, lost
+
+
+def grade_locally(
+    todo: list[tuple[int, SubmissionPath]], options: GradeOptions, kit: Kit
+) -> Iterator[tuple[int, GradeReport]]:
+    """(index, report) of every submission to grade, graded on this machine.
+
+    Where this process grades them itself, its sandbox starts first: the zygote's
+    start (a new interpreter) then overlaps the import of pytest and the grading
+    code, which is most of the time one submission takes.
+    """
+    here = bool(todo) and grades_here(len(todo), options.jobs)
+    zygote = None
+    if here:
+        zygote = Zygote(ZygoteSettings(options.limits))
+        zygote.spawn_ahead()  # this process forks no grading process
+    try:
+        with collecting_per_session() if here else contextlib.nullcontext():
+            from chunklab.pipeline.parallel import grade_many  # imports pytest
+
+            yield from grade_many(todo, options.lesson, kit, options.limits, options.jobs, zygote)
+    finally:
+        if zygote is not None:
+            zygote.close()  # the session has closed it unless grading failed to start
 
 
 def exit_status(end: RunEnd, found: Found, outputs: Outputs, options: GradeOptions) -> int:

@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from chunklab.kit import Kit
-from chunklab.pipeline.pool import WorkPool
+from chunklab.pipeline.garbage import collect_garbage_per_session
+from chunklab.pipeline.pool import WorkPool, grades_here
 from chunklab.pipeline.session import FedSession, GradingSession, Take, grade_submissions
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox.limits import Limits
+from chunklab.sandbox.zygote import Zygote
 from chunklab.scoring.report import GradeReport, error_report, problem_of
 
 if TYPE_CHECKING:  # not on every platform: only the names are needed
@@ -73,30 +75,19 @@ def failure_report(item: SubmissionPath, error: Exception) -> GradeReport:
     return error_report(item.lesson, item.display, problem_of(error), student=item.student)
 
 
-def collect_garbage_per_session() -> None:
-    """In a grading process, the cyclic garbage collector mostly runs between sessions.
-
-    A pytest session makes objects by the hundred thousand and most of them
-    live until it ends; with the default thresholds the collector would keep
-    walking them. What is in memory before grading (the modules) is frozen
-    out of its sight, and each session's leftovers are collected when it ends,
-    so memory stays flat however many sessions a process runs.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(20_000, 50, 100)
-
-
 def grade_in_this_process(
-    items: Batch, lesson_id: str | None, kit: Kit, limits: Limits
+    items: Batch, lesson_id: str | None, kit: Kit, limits: Limits, zygote: Zygote | None = None
 ) -> Iterator[Result]:
+    """Reports of `items`, graded here; with the `zygote` started for these limits, if given."""
     pool = WorkPool(items, lesson_id)
-    session = GradingSession(kit, limits)
+    session = GradingSession(kit, limits, zygote)
     try:
         while (results := grade_fed(pool.take, lesson_id, session)) is not None:
             for index, report in results:
                 pool.finish(index)
                 yield index, report
+            if pool.has_pending():
+                gc.collect()  # as a grading process does between sessions
     finally:
         session.close()
 
@@ -240,9 +231,17 @@ def grade_in_parallel(
 
 
 def grade_many(
-    items: Batch, lesson_id: str | None, kit: Kit, limits: Limits, jobs: int
+    items: Batch,
+    lesson_id: str | None,
+    kit: Kit,
+    limits: Limits,
+    jobs: int,
+    zygote: Zygote | None = None,
 ) -> Iterator[Result]:
-    """(index, report) for every item, in the order they finish."""
-    if jobs <= 1 or len(items) <= 1:
-        return grade_in_this_process(items, lesson_id, kit, limits)
+    """(index, report) for every item, in the order they finish.
+
+    `zygote`, started already for `limits`, is used where this process grades (`grades_here`).
+    """
+    if grades_here(len(items), jobs):
+        return grade_in_this_process(items, lesson_id, kit, limits, zygote)
     return grade_in_parallel(items, lesson_id, kit, limits, jobs)

@@ -21,6 +21,11 @@ from chunklab.reading.read import SubmissionPath
 WINDOW = 480
 
 
+def grades_here(count: int, jobs: int) -> bool:
+    """Whether `count` submissions are graded in this process rather than by grading processes."""
+    return jobs <= 1 or count <= 1
+
+
 class WorkPool:
     """The submissions of a run, handed out one at a time and marked finished as they are."""
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from chunklab.errors import (
     BrokenProtocolError,
@@ -37,11 +38,12 @@ from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.scoring.report import GradeReport, Problem, error_report, problem_of
-from chunklab.suite_run.in_process import InProcessZygote
 from chunklab.suite_run.plugin import EmptySlot, SuiteEntry
 from chunklab.suite_run.pytest_run import SuiteRun, run_suites
 from chunklab.suite_run.submission_proxy import SubmissionProxy
-from chunklab.suite_run.suite_contents import suite_contents
+
+if TYPE_CHECKING:  # a self-check's (`chunklab check`); grading never makes one
+    from chunklab.suite_run.in_process import InProcessZygote
 
 
 @dataclass
@@ -78,11 +80,14 @@ class GradingSession:
 
     def max_score(self, lesson: Lesson) -> float:
         if lesson.id not in self.max_scores:
+            # Only a submission that cannot be graded needs it: a collection of its own.
+            from chunklab.suite_run.suite_contents import suite_contents
+
             self.max_scores[lesson.id] = suite_contents(lesson).max_score
         return self.max_scores[lesson.id]
 
     def __post_init__(self) -> None:
-        self.sandbox()  # starts now, while pytest and the suites are imported
+        self.sandbox()  # starts now (unless given), while the suites are imported
 
     def close(self) -> None:
         if self.zygote is not None:

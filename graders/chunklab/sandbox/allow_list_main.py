@@ -135,12 +135,19 @@ def cached_libraries():
 
 def libraries_needed(first, cache):
     """Every ELF file `first` need, theirs included, found where the loader would look."""
-    seen, waiting = {}, list(first)
+    seen, waiting, read = {}, list(first), {}
+
+    def elf_of(path):
+        # Most extension modules need the same few libraries: each file is read once.
+        if path not in read:
+            read[path] = Elf(path)
+        return read[path]
+
     while waiting:
         path = waiting.pop()
         if path in seen:
             continue
-        seen[path] = elf = Elf(path)
+        seen[path] = elf = elf_of(path)
         if elf.interpreter:
             waiting.append(elf.interpreter)
         for name in elf.needed:
@@ -150,7 +157,7 @@ def libraries_needed(first, cache):
             places = [os.path.join(folder, name) for folder in elf.search]
             places += cache.get(name, [])
             places += [os.path.join(folder, name) for folder in DEFAULT_FOLDERS]
-            match = next((p for p in places if Elf(p).machine == elf.machine), None)
+            match = next((p for p in places if elf_of(p).machine == elf.machine), None)
             if match is not None:
                 waiting.append(match)
     return [path for path, elf in seen.items() if elf.machine is not None]
@@ -212,8 +219,9 @@ def allow_list():
         for name in sorted(os.listdir(folder))
         if name.endswith(".so")
     ]
-    first = [sys.executable, *extensions, *mapped_files()]
-    wanted = [*libraries_needed(first, cached_libraries()), *mapped_files(), LOADER_CACHE]
+    mapped = mapped_files()
+    first = [sys.executable, *extensions, *mapped]
+    wanted = [*libraries_needed(first, cached_libraries()), *mapped, LOADER_CACHE]
     links, files = {}, []
     for path in wanted:
         real = resolve(path, links)

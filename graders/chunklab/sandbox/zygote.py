@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import socket
@@ -13,6 +14,7 @@ import threading
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import IO
 
 from chunklab.errors import ChunklabError, UsageError
 from chunklab.kit_texts import kit_text_files
@@ -61,6 +63,21 @@ GAPS = {
     "unconfined_network": "submissions can use the network (no Landlock 4)",
     "unconfined_signals": ("submissions can signal the grader's other processes (no Landlock 6)"),
 }
+
+
+def write_without_waiting(pipe: IO[bytes], data: bytes) -> None:
+    """`data` into `pipe`, which is then closed.
+
+    The pipe is first made large enough to hold it all where Linux allows, so
+    the write returns at once instead of waiting for the interpreter at the
+    other end to start and read: the zygote starts while this process works on.
+    """
+    with contextlib.suppress(OSError, AttributeError):  # F_SETPIPE_SZ is Linux's
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, len(data))
+    with contextlib.suppress(BrokenPipeError):
+        pipe.write(data)
+    with contextlib.suppress(BrokenPipeError):
+        pipe.close()
 
 
 class SandboxStartError(ChunklabError):
@@ -129,12 +146,12 @@ class Zygote:
             "confinement": (SANDBOX_DIR / "confinement_main.py").read_text(),
             "allow_list": (SANDBOX_DIR / "allow_list_main.py").read_text(),
         }
-        with contextlib.suppress(BrokenPipeError):
-            self.process.stdin.write(json.dumps(payload).encode() + b"\n")
-        with contextlib.suppress(BrokenPipeError):
-            self.process.stdin.close()
+        write_without_waiting(self.process.stdin, json.dumps(payload).encode() + b"\n")
         self.reader = self.control.makefile("r")
         self._greeting: dict[str, str] | None = None
+        self._start_error: SandboxStartError | None = None
+        # The control socket carries one exchange at a time.
+        self.control_lock = threading.Lock()
         self.memory = (
             MemoryGroups.create(memory_mb=settings.limits.memory_mb) if settings.cgroups else None
         )
@@ -149,19 +166,23 @@ class Zygote:
         # submissions would otherwise wait once per submission.
         self.spawned = 0
         self.spare: Future[WorkerProcess] | None = None
-        # The control socket carries one exchange at a time.
-        self.control_lock = threading.Lock()
 
     def greeting(self) -> dict[str, str]:
         """The zygote's first message, read when first needed so its start overlaps other work."""
+        # The first worker may be made ahead, on a thread (`spawn_ahead`): one reads it.
+        with self.control_lock:
+            if self._greeting is None and self._start_error is None:
+                hello = self.reader.readline()
+                if hello:
+                    self._greeting = json.loads(hello)
+                else:
+                    stderr = self.process.stderr.read() if self.process.stderr else b""
+                    self._start_error = SandboxStartError(
+                        f"the sandbox could not start: {stderr.decode(errors='replace')[-500:]}"
+                    )
         if self._greeting is None:
-            hello = self.reader.readline()
-            if not hello:
-                stderr = self.process.stderr.read() if self.process.stderr else b""
-                raise SandboxStartError(
-                    f"the sandbox could not start: {stderr.decode(errors='replace')[-500:]}"
-                )
-            self._greeting = json.loads(hello)
+            assert self._start_error is not None
+            raise self._start_error
         return self._greeting
 
     @property
@@ -201,6 +222,14 @@ class Zygote:
         with contextlib.suppress(OSError):
             os.write(worker.requests, WORKER_GO)
         return worker
+
+    def spawn_ahead(self) -> None:
+        """Have the first worker made now, while this process works on (imports pytest, say).
+
+        Only where this process forks no grading process meanwhile (see `_make_spare`).
+        """
+        if self.spawned == 0 and self.spare is None:
+            self.spare = self._make_spare()
 
     def _make_spare(self) -> Future[WorkerProcess]:
         """The next worker, made on a thread that ends as soon as it is made.
@@ -287,6 +316,9 @@ class Zygote:
 
     def close(self) -> None:
         spare, self.spare = self.spare, None
+        if spare is not None and not spare.done():
+            # Perhaps waiting for a zygote that has not started yet: it is not needed now.
+            self.process.kill()
         if spare is not None:
             with contextlib.suppress(SandboxStartError):
                 spare.result().kill()
@@ -294,14 +326,15 @@ class Zygote:
             self.control.close()
             self.reader.close()
             self.process.kill()
-            self.process.wait(timeout=5)
         finally:
-            if self.process.stderr is not None:
-                self.process.stderr.close()
+            # Meanwhile the kernel takes the zygote's namespaces down, which its end waits for.
             for kind in (self.memory, self.cpus, self.cpu_time):
                 if kind is not None:
                     kind.close()
             remove_folder(self.scratch)
+        self.process.wait(timeout=5)
+        if self.process.stderr is not None:
+            self.process.stderr.close()
 
     def __enter__(self) -> Zygote:
         return self
