@@ -176,6 +176,27 @@ def test_loading_counts_toward_the_submission_time(backend_of):
     assert 0.14 <= backend.spent and backend.spent_wall >= backend.spent - 0.02
 
 
+def test_a_request_looks_at_the_worker_when_sent_and_once_when_answered(
+    backend_of, monkeypatch
+):
+    # Each look reads three of the worker's counters: its own time and its time by the
+    # clock are both counted from the look taken once the answer is in.
+    backend = backend_of("def chunk():\n    return []\n")
+    backend.load()
+    worker = backend.worker
+    assert worker is not None
+    looks: list[float] = []
+    look = type(worker).own_mark
+
+    def counted(self):
+        looks.append(time.monotonic())
+        return look(self)
+
+    monkeypatch.setattr(type(worker), "own_mark", counted)
+    assert SubmissionProxy(backend).chunk() == []
+    assert len(looks) == 2
+
+
 def test_a_loop_at_import_is_an_error_of_its_own(backend_of, tmp_path):
     from chunklab.errors import SubmissionTimeoutError
     from chunklab.pipeline.session import load_warnings

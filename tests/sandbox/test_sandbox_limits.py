@@ -263,6 +263,40 @@ def test_a_short_line_with_brackets_in_a_string_that_is_not_json_is_not_decoded(
         decode_answer(b'{"ok": "["]}')
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"handle": 7}',
+        b'{"ok": ["a", "b"]}',
+        b'{"ok": "\\u00e9\\ud83d"}',  # escapes, a lone surrogate among them
+        b'{"ok": 1}  ',  # what follows the object is read by `json.loads` itself
+        b' {"ok": 1}',
+        '{"ok": "\u00e9"}'.encode(),  # not ASCII
+        '{"ok": 1}'.encode("utf-16-le"),  # bytes `json.loads` reads as UTF-16
+        '{"ok": 1}'.encode("utf-8-sig"),
+    ],
+)
+def test_an_answer_is_decoded_as_json_loads_reads_it(line):
+    assert decode_answer(line) == json.loads(line)
+
+
+@pytest.mark.parametrize("line", [b'{"ok": 1}{"ok": 2}', b'{"ok": 1} x', b'{"ok": \x00}'])
+def test_an_answer_with_more_than_one_object_or_a_stray_byte_is_not_decoded(line):
+    with pytest.raises(ValueError):
+        decode_answer(line)
+
+
+def test_a_short_answer_the_worker_writes_is_decoded_without_json_loads(monkeypatch):
+    # Finding the encoding of bytes and the whitespace around the object is most of what
+    # `json.loads` costs for an answer that short, the answer to most calls.
+    def decoding(*args, **kwargs):
+        raise AssertionError("decoded by json.loads")
+
+    monkeypatch.setattr(answer_budget.json, "loads", decoding)
+    answer = decode_answer(b'{"ok": ["a", "b"], "tagged": true}')
+    assert answer == {"ok": ["a", "b"], "tagged": True}
+
+
 def test_a_refused_line_is_never_decoded(monkeypatch):
     def decoding(*args, **kwargs):
         raise AssertionError("decoded")

@@ -285,6 +285,9 @@ def test_running_out_of_memory_at_load_is_reported_as_such(chunklab, tmp_path):
         ('{"handle": 4}', {**CALL, "op": "new", "handle": 3}),  # not the handle the grader chose
         ('{"handle": true}', {**CALL, "op": "new", "handle": 1}),
         ('{"handle": 3, "ok": 1}', {**CALL, "op": "new", "handle": 3}),
+        # A value alone answers neither a new object nor a call that asked for its inputs.
+        ('{"ok": 1}', {**CALL, "op": "new", "handle": 3}),
+        ('{"ok": 1}', {**CALL, "inputs": "ab" * 32}),
         ('{"ok": 1, "tagged": false}', CALL),
         ('{"ok": 1, "extra": "x"}', CALL),
         ('{"raised": {"type": "E", "message": "m", "builtin": 7}}', CALL),

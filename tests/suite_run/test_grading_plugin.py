@@ -77,7 +77,7 @@ def test_a_failed_check_s_frames_do_not_keep_what_the_submission_returned():
     except RuleBroken:
         excinfo = pytest.ExceptionInfo.from_current()
     call = SimpleNamespace(when="call", excinfo=excinfo)
-    data = stage_notes(None, call)  # type: ignore[arg-type]
+    data = stage_notes(None, call, {})  # type: ignore[arg-type]
     assert data["feedback"] == "Got: 1000 chunks"
     assert excinfo.tb.tb_next is not None and excinfo.tb.tb_next.tb_frame.f_locals == {}
 
@@ -105,3 +105,19 @@ def test_a_grading_session_has_no_plugin_that_works_at_every_test_for_nothing():
     # captures output around each stage or turns them into JSON.
     unused = {"terminalreporter", "capturemanager", "skipping", "assertion", "pytest_jsonreport"}
     assert not unused & registered.names
+
+
+def test_a_test_s_markers_are_looked_up_once_however_many_submissions_it_grades(monkeypatch):
+    looked: list[str] = []
+    look = pytest.Item.get_closest_marker
+
+    def counted(self, name, default=None):
+        looked.append(name)
+        return look(self, name, default)
+
+    monkeypatch.setattr(pytest.Item, "get_closest_marker", counted)
+    collect("char_chunk", ["s0"])
+    once = len(looked)
+    looked.clear()
+    collect("char_chunk", ["s0", "s1", "s2", "s3"])
+    assert len(looked) == once == 4 * grader_test_count("char_chunk")

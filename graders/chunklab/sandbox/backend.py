@@ -246,11 +246,10 @@ class SandboxBackend(Backend):
 
     def _spend(self, worker: Worker, started: float, mark: Reading) -> None:
         """Count a request's own time (CPU) and its time by the clock as the submission's."""
-        self.spent += max(0.0, worker.own_seconds_since(mark))
+        own, waiting = worker.spent_since(mark)
+        self.spent += max(0.0, own)
         # By the clock, less the waits for a CPU: a busy machine does not spend it.
-        self.spent_wall += worker.waiting_seconds_since(mark) if worker.alive else (
-            time.monotonic() - started
-        )
+        self.spent_wall += waiting if worker.alive else time.monotonic() - started
         if not worker.alive:
             self._note_output(worker)
 

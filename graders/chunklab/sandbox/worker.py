@@ -230,14 +230,14 @@ class WorkerProcess:
     def own_seconds_since(self, mark: Reading) -> float:
         """The worker's own time since `mark`, counted as a call's own time is; for a
         worker ended meanwhile, what its call's watch counted last."""
-        if not self.alive and self.watch is not None:
-            return self.watch.spent
-        return own_seconds(mark, self.own_mark())
+        return self.spent_since(mark)[0]
 
-    def waiting_seconds_since(self, mark: Reading) -> float:
-        """Time by the clock since `mark`, less the main thread's waits for a CPU."""
-        now = self.own_mark()
-        return now.now - mark.now - max(0.0, now.waited - mark.waited)
+    def spent_since(self, mark: Reading) -> tuple[float, float]:
+        """`own_seconds_since`, and the time by the clock since `mark` less the main thread's
+        waits for a CPU, from one look at the worker (a look reads three of its counters)."""
+        now, watch = self.own_mark(), self.watch
+        own = watch.spent if not self.alive and watch is not None else own_seconds(mark, now)
+        return own, now.now - mark.now - max(0.0, now.waited - mark.waited)
 
     def cpu_seconds_since(self, mark: Reading) -> float | None:
         """The CPU every thread and process of the worker used since `mark`, where known."""

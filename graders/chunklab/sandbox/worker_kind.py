@@ -49,8 +49,9 @@ class Worker(Protocol):
         """The worker's own time since `mark`, counted as a call's own time is."""
         ...
 
-    def waiting_seconds_since(self, mark: Reading) -> float:
-        """Time by the clock since `mark`, less the time the worker waited for a CPU."""
+    def spent_since(self, mark: Reading) -> tuple[float, float]:
+        """`own_seconds_since`, and the time by the clock since `mark` less the time the
+        worker waited for a CPU, both from one look at the worker."""
         ...
 
     def cpu_seconds_since(self, mark: Reading) -> float | None:

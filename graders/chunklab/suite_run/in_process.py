@@ -103,8 +103,9 @@ class InProcessWorker:
     def own_seconds_since(self, mark: Reading) -> float:
         return time.monotonic() - mark.now
 
-    def waiting_seconds_since(self, mark: Reading) -> float:
-        return time.monotonic() - mark.now
+    def spent_since(self, mark: Reading) -> tuple[float, float]:
+        seconds = time.monotonic() - mark.now
+        return seconds, seconds
 
     def cpu_seconds_since(self, mark: Reading) -> float | None:
         return time.process_time() - (mark.cpu.group or 0.0)

@@ -35,6 +35,7 @@ MARKERS = (
     "call_seconds(n): own time each call of the test may take (at most --call-seconds), "
     "in place of the limit fitted to the reference solution's time on the call",
 )
+MARKER_NAMES = ("rule", "points", "visibility", "call_seconds")
 
 
 class EmptySlot(Exception):
@@ -72,6 +73,8 @@ class GradingPlugin:
         self.outcomes: dict[str, list[TestOutcome]] = {}
         self.building_on: dict[str, list[BuildsOn]] = {}
         self.finished = False
+        # The markers of each test function, by `marks_of`'s key.
+        self.marks: dict[tuple[int, ...], dict[str, pytest.Mark | None]] = {}
 
     def pytest_configure(self, config: pytest.Config) -> None:
         for line in MARKERS:
@@ -95,31 +98,43 @@ class GradingPlugin:
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         for item in items:
-            missing = [
-                m for m in ("rule", "points", "visibility") if not item.get_closest_marker(m)
-            ]
+            marks = self.marks_of(item)
+            missing = [m for m in ("rule", "points", "visibility") if not marks[m]]
             if missing:
                 self.problems.append(f"{item.nodeid} has no {', '.join(missing)} marker")
         if self.visible_only:
-            hidden = [i for i in items if marker_value(i, "visibility") != "visible"]
-            items[:] = [i for i in items if marker_value(i, "visibility") == "visible"]
+            hidden = [i for i in items if not self.visible(i)]
+            items[:] = [i for i in items if self.visible(i)]
             config.hook.pytest_deselected(items=hidden)
         share_locations(items)
         # All tests of one submission together, visible ones first: each submission is
         # opened once, and its worker ends before the next one starts.
         order: dict[str | None, int] = {key: number for number, key in enumerate(self.entries)}
-        items.sort(
-            key=lambda item: (
-                order.get(submission_key(item), -1),
-                marker_value(item, "visibility") != "visible",
-            )
-        )
+        items.sort(key=lambda item: (order.get(submission_key(item), -1), not self.visible(item)))
+
+    def marks_of(self, item: pytest.Item) -> dict[str, pytest.Mark | None]:
+        """The markers an item states, looked up once for all the items of its test function.
+
+        Those items differ only in their parameters (the submission graded): the key is
+        the item's parent, whose markers it inherits, its function, and its own marks
+        (its function's and its parameters').
+        """
+        function = getattr(item, "function", item)
+        key = (id(item.parent), id(function), *map(id, item.own_markers))
+        marks = self.marks.get(key)
+        if marks is None:
+            marks = {name: item.get_closest_marker(name) for name in MARKER_NAMES}
+            self.marks[key] = marks
+        return marks
+
+    def visible(self, item: pytest.Item) -> bool:
+        return mark_value(self.marks_of(item)["visibility"]) == "visible"
 
     def pytest_runtest_call(self, item: pytest.Item) -> None:
         # Each test starts afresh: a time-out in an earlier test is forgotten.
         proxy = self.open_proxies.get(submission_key(item) or "")
         if proxy is not None:
-            proxy.begin_test(marker_value(item, "call_seconds"))
+            proxy.begin_test(mark_value(self.marks_of(item)["call_seconds"]))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(
@@ -156,7 +171,7 @@ class GradingPlugin:
 
     def _note_stage(self, item: pytest.Item, call: pytest.CallInfo, passed: bool) -> None:
         notes, passed_so_far = self.running.pop(item.nodeid, ({}, True))
-        notes.update(stage_notes(item, call))
+        notes.update(stage_notes(item, call, self.marks_of(item) if call.when == "setup" else {}))
         if call.when != "teardown":
             self.running[item.nodeid] = (notes, passed_so_far and passed)
             return
@@ -176,14 +191,17 @@ class GradingPlugin:
         self.finished = True
 
 
-def stage_notes(item: pytest.Item, call: pytest.CallInfo) -> dict[str, Any]:
-    """What a stage of a test tells of its outcome: its markers at setup, a failure's feedback."""
+def stage_notes(
+    item: pytest.Item, call: pytest.CallInfo, marks: dict[str, pytest.Mark | None]
+) -> dict[str, Any]:
+    """What a stage of a test tells of its outcome: its markers at setup (`marks`, the
+    item's), a failure's feedback."""
     data: dict[str, Any] = {}
     if call.when == "setup":
         data = {
-            "rule": str(marker_value(item, "rule")),
-            "points": float(marker_value(item, "points") or 0),
-            "visibility": str(marker_value(item, "visibility")),
+            "rule": str(mark_value(marks["rule"])),
+            "points": float(mark_value(marks["points"]) or 0),
+            "visibility": str(mark_value(marks["visibility"])),
             "submission": submission_key(item),
         }
     if call.excinfo is not None and call.when in ("setup", "call"):
@@ -258,9 +276,8 @@ def submission_key(item: pytest.Item) -> str | None:
     return spec.params.get("submission") if spec is not None else None
 
 
-def marker_value(item: pytest.Item, name: str) -> Any:
-    marker = item.get_closest_marker(name)
-    return marker.args[0] if marker and marker.args else None
+def mark_value(mark: pytest.Mark | None) -> Any:
+    return mark.args[0] if mark and mark.args else None
 
 
 def classify_failure(error: BaseException) -> tuple[str, str]:
