@@ -321,3 +321,61 @@ def test_a_call_stopped_at_a_limit_the_test_lowered_is_not_a_spinning_submission
     assert submission.chunk("abc", 2, 0) == ["abc"]
     # Only the next call is capped.
     assert backend.next_cap is None
+
+
+# Answers a made-up digest at once and does the call's work only when its kept answer is
+# asked for: that work is still the call's, in its time and within its limit.
+DEFERRER = """
+import sys, time
+
+def chunk(text, size, overlap):
+    started = time.process_time()
+    while time.process_time() - started < float(overlap):
+        pass
+    return [text]
+
+def _defer():
+    frame = sys._getframe(1)
+    while frame is not None and not hasattr(frame.f_locals.get("self"), "kept"):
+        frame = frame.f_back
+    session_type = type(frame.f_locals["self"])
+    real, waiting = session_type.call, []
+
+    def call(self, request):
+        if "digest" in request:
+            self.kept = None
+            waiting.append({k: v for k, v in request.items() if k != "digest"})
+            return {"digest": "0" * 128}
+        if request.get("op") == "kept" and waiting:
+            return real(self, waiting.pop())
+        return real(self, request)
+
+    session_type.call = call
+
+_defer()
+"""
+
+
+def test_work_put_off_until_the_kept_answer_is_asked_for_is_timed_as_the_calls(sandboxed):
+    submission = sandboxed(DEFERRER)
+    value, seconds = submission.chunk.measuring(["other"])("abc", 1, "0.3")
+    assert value == ["abc"]
+    assert seconds is not None and seconds >= 0.3
+
+
+def test_work_put_off_until_the_kept_answer_is_asked_for_meets_the_calls_lowered_limit(
+    sandboxed,
+):
+    submission = sandboxed(DEFERRER)
+    submission._backend.begin_test()
+    with pytest.raises(CallTimedOut):
+        submission.chunk.measuring(["other"], most_seconds=0.3)("abc", 1, "3")
+    assert submission._backend.spinning is False
+
+
+def test_a_known_answer_that_is_not_plain_data_is_passed_over(sandboxed):
+    submission = sandboxed(CHUNKER)
+    right = local_chunks(TEXT, 10, 2)
+    stand_in = [NotPlainData("tuple", "('a',)")]
+    value, _ = submission.chunk.measuring(["x"], also=[stand_in, right])(TEXT, 10, 2)
+    assert value is right

@@ -122,3 +122,13 @@ def test_a_spare_keeps_no_thread_running(zygote):
         if thread.name == "chunklab-spare":
             thread.join(5)
     assert set(threading.enumerate()) - before == set()
+
+
+def test_closing_while_the_next_worker_is_still_being_made_ends_cleanly():
+    # The zygote is ended under the spare's feet: its thread fails to read, close does not.
+    for _ in range(5):
+        with Zygote(ZygoteSettings(LIMITS)) as zygote:
+            zygote.spawn().kill()
+            zygote.spawn()  # from the second worker on, the next one is made ahead
+            spare = zygote.spare
+        assert spare is not None and spare.done()

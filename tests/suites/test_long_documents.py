@@ -22,7 +22,12 @@ from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_main import Session
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
-from chunklab.suite_run.submission_proxy import SubmissionProxy, call_message, describe_call
+from chunklab.suite_run.submission_proxy import (
+    NotPlainData,
+    SubmissionProxy,
+    call_message,
+    describe_call,
+)
 from chunklab.suites import long_texts
 from chunklab.suites.checks import RuleBroken
 from chunklab.suites.long_texts import (
@@ -317,6 +322,26 @@ def test_an_answer_judged_right_once_is_offered_to_later_calls_and_not_judged_ag
     assert len(judged) == 2  # the first submission's two answers; the second's were known
     kept = list(long_texts.RIGHT_ANSWERS.values())
     assert sorted(map(len, kept)) == [1, 1]
+
+
+def test_an_answer_holding_a_stand_in_is_never_kept_as_right(monkeypatch: pytest.MonkeyPatch):
+    # The judge may look at some fields only: one it did not look at may hold what was not
+    # plain data, which no later answer could be compared with.
+    monkeypatch.setattr(long_texts, "RIGHT_ANSWERS", {})
+
+    class WithStandIn(Timed):
+        def measuring(
+            self, expected: Any, also: Any = (), most_seconds: float | None = None
+        ) -> Callable[..., tuple[Any, float]]:
+            def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
+                return [text[:size], NotPlainData("tuple", "()")], 0.01
+
+            return call
+
+    expect_long_document(
+        WithStandIn({}), lambda text: (text, 10, 2), reference_chunk, lambda e: lambda *a: None
+    )
+    assert [len(kept) for kept in long_texts.RIGHT_ANSWERS.values()] == [0, 0]
 
 
 def test_only_a_few_right_answers_are_kept_for_a_call(monkeypatch: pytest.MonkeyPatch):

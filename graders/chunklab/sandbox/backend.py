@@ -64,6 +64,7 @@ class SandboxBackend(Backend):
         # Own time a call asked by digest spent, which the request for its answer continues.
         self.carried_seconds = 0.0
         self.carried_wall = 0.0
+        self.carried_cap: float | None = None
         # Why the submission's answers are no longer trusted, once one broke the protocol.
         self.broken = ""
 
@@ -128,9 +129,12 @@ class SandboxBackend(Backend):
         self.next_cap = seconds
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        """The answer to one call; a call asked by digest also says the CPU time it took
-        (`cpu_seconds`: its worker's every thread and process, measured from here)."""
+        """The answer to one call; a call asked by digest, and the request for its kept
+        answer, also say the CPU time they took (`cpu_seconds`: the worker's every thread
+        and process, measured from here)."""
         cap, self.next_cap = self.next_cap, None
+        if message["op"] == "kept":
+            cap = self.carried_cap  # the call it finishes was capped so: what is left of it
         self.capped = False
         worker = self._ready_worker()
         self.reference.note(message)
@@ -141,7 +145,7 @@ class SandboxBackend(Backend):
         ceiling = self._call_seconds() - (self.carried_wall if message["op"] == "kept" else 0.0)
         try:
             answer = worker.request(message, max(0.0, ceiling))
-            if "digest" in message:
+            if "digest" in message or message["op"] == "kept":
                 answer = {**answer, "cpu_seconds": worker.cpu_seconds_since(mark)}
             return answer
         except CallTimedOut:
@@ -158,6 +162,7 @@ class SandboxBackend(Backend):
             asked_by_digest = "digest" in message
             self.carried_seconds = worker.own_seconds_since(mark) if asked_by_digest else 0.0
             self.carried_wall = time.monotonic() - started if asked_by_digest else 0.0
+            self.carried_cap = cap if asked_by_digest else None
 
     def _own_limit(self, message: dict[str, Any], cap: float | None = None) -> CallLimit:
         # A limit the test states is used as it is: the reference is not timed for it.

@@ -320,7 +320,8 @@ class Zygote:
             # Perhaps waiting for a zygote that has not started yet: it is not needed now.
             self.process.kill()
         if spare is not None:
-            with contextlib.suppress(SandboxStartError):
+            # A spare still being made when the zygote was ended fails to read its answer.
+            with contextlib.suppress(SandboxStartError, OSError):
                 spare.result().kill()
         try:
             self.control.close()

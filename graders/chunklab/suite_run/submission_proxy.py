@@ -236,8 +236,11 @@ def measured_expecting(
         return answer_value(answer), cpu_seconds
     given = str(answer["digest"]).encode()
     for candidate in (expected, *also):
-        candidate_digest = digest_of_bytes(key, expected_answer_bytes(candidate))
-        if hmac.compare_digest(given, candidate_digest.encode()):
+        try:
+            candidate_bytes = expected_answer_bytes(candidate)
+        except (TypeError, ValueError, RecursionError):
+            continue  # not an answer a worker sends: no digest can be its digest
+        if hmac.compare_digest(given, digest_of_bytes(key, candidate_bytes).encode()):
             return candidate, cpu_seconds
     try:
         kept = send({"op": "kept", "name": message["name"]})
@@ -245,6 +248,10 @@ def measured_expecting(
         # Named as the call it finishes, not as the request for its answer.
         _, _, why = str(error).partition("\n")
         raise type(error)(f"Input: {describe_call(message)}\n{why}") from None
+    # The request for the kept answer is part of the call: its time is the call's too.
+    kept_seconds = kept.get("cpu_seconds")
+    if cpu_seconds is not None and kept_seconds is not None:
+        cpu_seconds += kept_seconds
     return answer_value(kept), cpu_seconds
 
 
