@@ -34,6 +34,8 @@ BOOTSTRAP = (
 )
 # Tells a worker it is in its cgroups, before it reads its first request.
 WORKER_GO = b"g"
+# How long closing waits for a worker still being made ahead: its thread is woken at once.
+SPARE_WAIT = 5.0
 
 
 # What a report's `isolation_gaps` codes mean (the README says the same).
@@ -318,11 +320,14 @@ class Zygote:
         spare, self.spare = self.spare, None
         if spare is not None and not spare.done():
             # Perhaps waiting for a zygote that has not started yet: it is not needed now.
+            # Its thread may be reading the zygote's answer: the socket's end wakes it.
             self.process.kill()
+            with contextlib.suppress(OSError):
+                self.control.shutdown(socket.SHUT_RDWR)
         if spare is not None:
             # A spare still being made when the zygote was ended fails to read its answer.
-            with contextlib.suppress(SandboxStartError, OSError):
-                spare.result().kill()
+            with contextlib.suppress(SandboxStartError, OSError, TimeoutError):
+                spare.result(timeout=SPARE_WAIT).kill()
         try:
             self.control.close()
             self.reader.close()
