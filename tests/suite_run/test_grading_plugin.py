@@ -9,8 +9,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from chunklab.commands.check import check_source
 from chunklab.kit import suite_dir
 from chunklab.lessons import get_lesson
+from chunklab.reading.read import read_submission
+from chunklab.sandbox.limits import Limits
 from chunklab.suite_run.plugin import GradingPlugin, SuiteEntry, stage_notes, submission_key
 from chunklab.suite_run.pytest_run import pytest_arguments
 from chunklab.suites.checks import RuleBroken
@@ -121,3 +124,23 @@ def test_a_test_s_markers_are_looked_up_once_however_many_submissions_it_grades(
     looked.clear()
     collect("char_chunk", ["s0", "s1", "s2", "s3"])
     assert len(looked) == once == 4 * grader_test_count("char_chunk")
+
+
+def test_no_failed_test_s_traceback_is_rendered(monkeypatch, tmp_path):
+    # A looping or raising submission fails every test; pytest's rendering of each
+    # failure (reading and parsing the source of every frame) would cost more than
+    # the tests. The outcome's feedback comes from the exception itself.
+    rendered: list[object] = []
+    render = pytest.ExceptionInfo.getrepr
+
+    def counted(self, *args, **kwargs):
+        rendered.append(self.type)
+        return render(self, *args, **kwargs)
+
+    monkeypatch.setattr(pytest.ExceptionInfo, "getrepr", counted)
+    path = tmp_path / "char_chunk.py"
+    path.write_text("def chunk(text, size, overlap):\n    while True:\n        pass\n")
+    report = check_source(read_submission(path), Limits()).to_json()
+    assert report["tests"] and {t["outcome"] for t in report["tests"]} == {"timeout"}
+    assert all("did not finish in time" in t["feedback"] for t in report["tests"])
+    assert rendered == []

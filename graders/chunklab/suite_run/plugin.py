@@ -142,23 +142,26 @@ class GradingPlugin:
     ) -> pytest.TestReport:
         """Each stage's report, noted for the test's outcome.
 
-        A broken rule's report carries its message, without pytest's traceback
-        rendering: the feedback comes from the exception (see `classify_failure`),
-        and rendering a long traceback for every failed check would cost more than
-        the check.
+        A failed stage's report carries its exception's message, without pytest's
+        traceback rendering: the feedback comes from the exception (see
+        `classify_failure`), and rendering a traceback (reading and parsing the
+        source of every frame) for every failed check costs more than the check:
+        a submission that loops fails every test.
         """
+        excinfo, when = call.excinfo, call.when
         if (
-            call.when == "call"
-            and call.excinfo is not None
-            and call.excinfo.errisinstance(RuleBroken)
+            excinfo is not None
+            and when != "collect"
+            and not excinfo.errisinstance(pytest.skip.Exception)
         ):
+            message = str(excinfo.value) if excinfo.errisinstance(RuleBroken) else excinfo.exconly()
             report = pytest.TestReport(
                 item.nodeid,
                 item.location,
                 {},
                 "failed",
-                str(call.excinfo.value),
-                call.when,
+                message,
+                when,
                 duration=call.duration,
                 start=call.start,
                 stop=call.stop,
