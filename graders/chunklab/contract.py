@@ -1,14 +1,15 @@
 """What the grading side and the worker agree on, at the bottom of the package.
 
 The code cells a submission is run as, the errors a call into it can end
-with besides the submission's own exceptions, and the `Backend` every
-proxy talks to. The sandbox and the suite runner both build on this
-module; it imports nothing of theirs (a test keeps the package's imports
-free of cycles).
+with besides the submission's own exceptions, answers known right by their
+digest (`KnownAnswer`), and the `Backend` every proxy talks to. The sandbox
+and the suite runner both build on this module; it imports nothing of theirs
+(a test keeps the package's imports free of cycles).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,24 @@ class CodeCell:
 
     def to_message(self) -> dict[str, object]:
         return {"index": self.index, "label": self.label, "source": self.source}
+
+
+@dataclass(frozen=True, eq=False)
+class KnownAnswer:
+    """An answer already judged right, kept as the line a worker sends for it (`{"ok": ...}`)
+    rather than as objects: a digest is all it is compared by, and a long document's
+    answer takes a few times less memory so."""
+
+    line: bytes
+
+
+def known_answer(value: Any) -> KnownAnswer | None:
+    """`value` kept as a `KnownAnswer`; None for what is not plain data, as JSON carries it
+    (a stand-in for what a worker could not send is no answer to compare with)."""
+    try:
+        return KnownAnswer(json.dumps({"ok": value}).encode())
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 class CallTimedOut(Exception):

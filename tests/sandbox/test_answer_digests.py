@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from chunklab.contract import CallTimedOut
+from chunklab.contract import CallTimedOut, known_answer
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker import WorkerProcess
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
@@ -289,6 +289,16 @@ def test_an_answer_known_right_for_the_call_comes_back_as_itself(sandboxed, answ
     answer_lines.clear()
     value, _ = submission.chunk.measuring(reference, also=[["x"], other_right])(TEXT, 10, 2)
     assert value is other_right
+    assert len(answer_lines) == 1 and len(answer_lines[0]) < 200
+
+
+def test_an_answer_kept_as_its_line_is_known_by_its_digest_alone(sandboxed, answer_lines):
+    submission = sandboxed(CHUNKER)
+    kept = known_answer(local_chunks(TEXT, 10, 2))
+    assert kept is not None and known_answer([NotPlainData("tuple", "()")]) is None
+    answer_lines.clear()
+    value, _ = submission.chunk.measuring(["x"], also=[known_answer(["y"]), kept])(TEXT, 10, 2)
+    assert value is kept
     assert len(answer_lines) == 1 and len(answer_lines[0]) < 200
 
 

@@ -19,7 +19,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chunklab.contract import Backend, CallTimedOut, SubmissionRaised, WorkerCrashed
+from chunklab.contract import (
+    Backend,
+    CallTimedOut,
+    KnownAnswer,
+    SubmissionRaised,
+    WorkerCrashed,
+)
 from chunklab.kit_texts import KitText, call_arguments
 from chunklab.sandbox.worker_main import MAX_REPR, digest_of_bytes
 from chunklab.suites.checks import shorten
@@ -221,13 +227,13 @@ def measured_expecting(
     call took as its backend measured it (None where it cannot).
 
     When the digest is that of `expected`, or of one of the answers `also` holds
-    (other answers already judged right for the same call), that object itself is
-    the value and the answer never crosses (a long document's answer is
-    megabytes); otherwise the worker sends the answer it kept, within what is left
-    of the call's time (the sandbox counts the two requests as one call). The key
-    is new for every call and covers the whole answer, so a digest cannot be made
-    up without the answer: a right digest is a right answer. `most_seconds`
-    lowers the call's own time limit.
+    (other answers already judged right for the same call, as values or as
+    `KnownAnswer`s), that object itself is the value and the answer never crosses
+    (a long document's answer is megabytes); otherwise the worker sends the
+    answer it kept, within what is left of the call's time (the sandbox counts
+    the two requests as one call). The key is new for every call and covers the
+    whole answer, so a digest cannot be made up without the answer: a right
+    digest is a right answer. `most_seconds` lowers the call's own time limit.
     """
     key = secrets.token_hex(32)
     answer = send({**message, "digest": key}, most_seconds)
@@ -286,6 +292,8 @@ def value_and_inputs(send: Send, message: dict[str, Any]) -> Returned:
 
 def expected_answer_bytes(expected: Any) -> bytes:
     """An answer of `expected` as the worker would send it, made once per expected value."""
+    if isinstance(expected, KnownAnswer):
+        return expected.line
     known = EXPECTED_ANSWERS.get(id(expected))
     if known is None or known[0] is not expected:
         if len(EXPECTED_ANSWERS) >= MOST_EXPECTED_ANSWERS:

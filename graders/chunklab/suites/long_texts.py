@@ -14,12 +14,11 @@ limit on the long text.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from chunklab.contract import CallTimedOut, MemoryRunaway
+from chunklab.contract import CallTimedOut, KnownAnswer, MemoryRunaway, known_answer
 from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, KitText, kit_text
 from chunklab.suites.checks import Lazy, RuleBroken, call_text, expect_same, result_of
 
@@ -68,13 +67,14 @@ SHORT_SHARE = 0.25
 LEAST_CAP = 0.25
 # Answers judged right on a long call that are not the reference's (a solution that keeps
 # the whitespace after a sentence's mark, say), kept for later submissions: at most this
-# many for each call.
-MOST_RIGHT_ANSWERS = 3
+# many for each call. Kept as the bytes a worker sends (1.5 MB for the pipeline's
+# longest), so a class's few ways of being right are each judged once per process.
+MOST_RIGHT_ANSWERS = 8
 
 # The reference's answers to the long calls, by function and arguments, and the other
 # answers judged right for each of those calls.
 KEPT_ANSWERS: dict[tuple, Any] = {}
-RIGHT_ANSWERS: dict[tuple, list[Any]] = {}
+RIGHT_ANSWERS: dict[tuple, list[KnownAnswer]] = {}
 
 
 def call_key(fn: Callable[..., Any], args: tuple) -> tuple:
@@ -91,7 +91,7 @@ def reference_answer(fn: Callable[..., T], args: tuple) -> T:
     return answer
 
 
-def right_answers(fn: Callable[..., Any], args: tuple) -> list[Any]:
+def right_answers(fn: Callable[..., Any], args: tuple) -> list[KnownAnswer]:
     """The answers other than the reference's already judged right for the long call."""
     return RIGHT_ANSWERS.setdefault(call_key(fn, args), [])
 
@@ -186,18 +186,18 @@ def timed_right_answer(
     args: tuple,
     expected: Any,
     judge: Judge,
-    known_right: list[Any] | None = None,
+    known_right: list[KnownAnswer] | None = None,
     most_seconds: float | None = None,
 ) -> float | None:
     """`fn(*args)` must give an answer `judge` finds right; the CPU time it took.
 
     `known_right` holds the answers other than `expected` already judged right for
     this call: one of them comes back as itself, is not judged again, and an answer
-    judged right joins them. `most_seconds` lowers the call's own limit.
+    judged right joins them (if it is plain data). `most_seconds` lowers the call's own limit.
     """
     given = Lazy(lambda: call_text(fn, args))  # made only for feedback: the text is long
     measured: list[float | None] = []
-    known = [] if known_right is None else known_right
+    known: list[KnownAnswer] = [] if known_right is None else known_right
 
     def answer() -> Any:
         value, seconds = result_of(measuring(fn, expected, tuple(known), most_seconds), args)
@@ -208,21 +208,13 @@ def timed_right_answer(
         if value is expected or any(value is right for right in known):
             return
         judge(args, value, given)
-        # Only plain data: a stand-in for what was not plain is no answer to compare with.
-        if len(known) < MOST_RIGHT_ANSWERS and is_json(value):
-            known.append(value)
+        if len(known) < MOST_RIGHT_ANSWERS:
+            kept = known_answer(value)
+            if kept is not None:
+                known.append(kept)
 
     expect_right_in_time(LONG_TEXT_SECONDS, answer, judged, given=given)
     return measured[0]
-
-
-def is_json(value: Any) -> bool:
-    """Whether `value` is plain data, as JSON carries it."""
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError, RecursionError):
-        return False
-    return True
 
 
 def growth_cap(short_seconds: float | None) -> float | None:

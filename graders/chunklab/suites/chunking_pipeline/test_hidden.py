@@ -1133,11 +1133,9 @@ def test_a_long_document(submission, reference):
                     "char_start": start,
                     "metadata": {},
                 }
-                shown = {key: chunk[key] for key in CHUNK_KEYS}
-                expect(
-                    shown == wanted, given=given, expected=f"chunk {index} to be {wanted}",
-                    got=plain(chunk),
-                )
+                # Some 15,000 chunks: the message is made only for a chunk that is wrong.
+                if {key: chunk[key] for key in CHUNK_KEYS} != wanted:
+                    fail(given=given, expected=f"chunk {index} to be {wanted}", got=plain(chunk))
 
         return judge
 
