@@ -128,26 +128,6 @@ def test_a_stated_limit_is_the_limit_of_each_call_of_that_test(backend_of, limit
     assert any(line.startswith("call_seconds(n)") for line in MARKERS)
 
 
-def test_once_a_submission_spins_a_stated_limit_shrinks_to_its_fitted_one(
-    backend_of, limits_given
-):
-    # The reference's `work` returns at once: a spinning submission's call gets the
-    # spinning floor and room for the reference's time, not the test's 1.5 s.
-    reference = types.ModuleType("reference")
-    reference.work = lambda seconds: 1  # type: ignore[attr-defined]
-    backend = backend_of(WORK, reference=ReferenceTimes(reference))
-    backend.load()
-    proxy = SubmissionProxy(backend)
-    proxy.begin_test(call_seconds=1.5)
-    assert proxy.work(0.3) == 1  # not yet known to spin: the stated limit
-    assert "did not finish in time" in timeout_of(proxy, lambda: proxy.work(0.3))
-    proxy.begin_test(call_seconds=1.5)
-    with pytest.raises(CallTimedOut):
-        proxy.work(0.3)
-    assert limits_given[0] == 1.5
-    assert limits_given[-1] < floor(spinning=True) + 0.01
-
-
 def test_a_stated_limit_is_used_without_timing_the_reference(backend_of):
     timed: list[object] = []
     reference = ReferenceTimes(None)

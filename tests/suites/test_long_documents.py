@@ -19,6 +19,7 @@ from chunklab.kit import find_kit, load_reference
 from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, kit_text
 from chunklab.lessons import LESSONS
 from chunklab.sandbox.backend import SandboxBackend
+from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_main import Session
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
@@ -485,3 +486,52 @@ def test_on_a_busy_machine_growing_work_fails_and_slow_linear_work_passes(busy_m
             for key, want in SAMPLE.items()
         }
     assert outcomes == SAMPLE
+
+
+# A correct solution about twenty times slower than the reference, with a loop a student
+# left in for overlap 0.
+SLOW_AND_LOOPING_ON_ONE_SETTING = '''
+def chunk(text, size, overlap):
+    if size <= 0 or overlap < 0 or overlap >= size:
+        raise ValueError("bad settings")
+    chunks, start = [], 0
+    while start < len(text):
+        characters = []
+        for position in range(start, start + size):
+            if position >= len(text):
+                break
+            character = text[position : position + 1]
+            if chr(ord(character)) != text[position]:
+                raise AssertionError("not the same character")
+            characters.append(str(character))
+        window = "".join(characters)
+        if window != text[start : start + size]:
+            raise AssertionError("not the same window")
+        chunks.append(window)
+        if start + size >= len(text):
+            break
+        while overlap == 0:
+            pass
+        start += size - overlap
+    return chunks
+'''
+
+
+def test_a_slow_solution_known_to_spin_keeps_its_long_document_points(tmp_path: Path):
+    # A loop on one setting loses the checks of that setting, never the long document's.
+    with Zygote(ZygoteSettings(Limits())) as zygote:
+        cell = CodeCell(0, "char_chunk.py", SLOW_AND_LOOPING_ON_ONE_SETTING)
+        reference = load_reference(KIT, LESSONS["char_chunk"])
+        backend = SandboxBackend(zygote, (cell,), Limits(), ReferenceTimes(reference))
+        backend.load()
+        try:
+            proxy = SubmissionProxy(backend)
+            proxy.begin_test()
+            with pytest.raises(CallTimedOut):
+                proxy.chunk("abcdefghi", 3, 0)
+            assert backend.spinning
+            proxy.begin_test(long_texts.LONG_TEXT_SECONDS)
+            test = grader_tests("char_chunk", "hidden")["test_a_long_document"]
+            test(submission=proxy, reference=reference)
+        finally:
+            backend.close()

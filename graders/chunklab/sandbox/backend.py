@@ -165,12 +165,11 @@ class SandboxBackend(Backend):
             self.carried_cap = cap if asked_by_digest else None
 
     def _own_limit(self, message: dict[str, Any], cap: float | None = None) -> CallLimit:
-        # A limit the test states is used as it is: the reference is not timed for it,
-        # unless the submission is known to spin (see `fitted_limits.call_seconds`).
+        # A limit the test states is used as it is: the reference is not timed for it.
         stated = self.stated_seconds
         seconds = fitted_limits.call_seconds(
             self.limits,
-            self.reference.seconds(message) if stated is None or self.spinning else None,
+            self.reference.seconds(message) if stated is None else None,
             spinning=self.spinning,
             stated=stated,
         )

@@ -53,22 +53,13 @@ def floor_margin() -> float:
 def call_seconds(
     limits: Limits, reference_seconds: float | None, *, spinning: bool, stated: float | None
 ) -> float:
-    """The own time one call may take (see the module's docstring).
-
-    A limit the test states (`stated`) holds as it is, unless the submission is
-    known to spin and the reference's time is given: then the call gets no more
-    than any other call of a spinning submission, so a loop does not spend a long
-    check's generous limit on each of its calls.
-    """
+    """The own time one call may take (see the module's docstring)."""
     if stated is not None:
-        stated = min(stated, limits.call_seconds)
-        if not (spinning and reference_seconds is not None and fitted(limits)):
-            return stated
+        return min(stated, limits.call_seconds)
     if not fitted(limits):
         return limits.call_seconds
     floor = limits.call_floor_seconds * floor_margin() * (SPINNING_SHARE if spinning else 1.0)
-    seconds = min(limits.call_seconds, floor + FACTOR * (reference_seconds or 0.0))
-    return seconds if stated is None else min(stated, seconds)
+    return min(limits.call_seconds, floor + FACTOR * (reference_seconds or 0.0))
 
 
 def load_seconds(limits: Limits) -> float:
