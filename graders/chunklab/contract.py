@@ -60,7 +60,17 @@ class ProtocolBroken(WorkerCrashed):
 
 
 class SubmissionRaised(Exception):
-    """The submission raised an exception that is not a builtin type."""
+    """The submission raised an exception that no builtin `Exception` type can stand for
+    (`SystemExit`, a subclass of `BaseException`): `type_name` is its type's name."""
+
+    def __init__(self, type_name: str, message: str) -> None:
+        super().__init__(message)
+        self.type_name = type_name
+
+
+def raised_name(error: BaseException) -> str:
+    """The name of the submission's exception type that `error` stands for."""
+    return error.type_name if isinstance(error, SubmissionRaised) else type(error).__name__
 
 
 # Grader checks must let these through: they are outcomes of their own (timeout, error).

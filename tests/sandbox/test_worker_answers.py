@@ -48,7 +48,14 @@ def give(kind):
         "nested_tuple": [["a"], ("b",)],
         "dict_subclass": [type("Record", (dict,), {})(text="a")],
         "subclasses": Chunks([Text("a"), Text("b")]),
+        "huge_int": ["a", 10**5000],
+        "int_past_a_lowered_limit": [10**700],
     }[kind]
+
+def give_after_lowering_the_digit_limit():
+    import sys
+    sys.set_int_max_str_digits(640)  # as low as Python lets it go
+    return [10**639 - 1]
 
 class Text(str):
     # Whatever a subclass says of itself, what it holds is what crosses.
@@ -107,6 +114,9 @@ def test_plain_answers_are_sent_as_they_are(session, kind):
         ("int_keys", "dict"),
         ("nested_tuple", "tuple"),
         ("dict_subclass", "Record"),
+        # Python will not turn such an int into digits: it must not end the worker.
+        ("huge_int", "int"),
+        ("int_past_a_lowered_limit", "int"),
     ],
 )
 def test_other_answers_carry_a_stand_in_for_what_is_not_plain(session, kind, type_name):
@@ -116,6 +126,22 @@ def test_other_answers_carry_a_stand_in_for_what_is_not_plain(session, kind, typ
     found = value[-1] if isinstance(value, list) else value
     assert isinstance(found, NotPlainData)
     assert found.type_name == type_name
+
+
+def test_an_exception_s_message_names_no_memory_address():
+    described = worker_main.describe_exception(ValueError(object()))
+    assert described["message"] == "<object object>"
+
+
+def test_every_answer_is_a_line_the_worker_can_write(session):
+    for kind in ("huge_int", "int_past_a_lowered_limit"):
+        assert json.loads(worker_main.answer_line(call(session, "give", kind), None))
+    limit = sys.get_int_max_str_digits()
+    try:
+        answer = call(session, "give_after_lowering_the_digit_limit")
+        assert json.loads(worker_main.answer_line(answer, None)) == {"ok": [10**639 - 1]}
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 def test_subclasses_of_str_and_list_cross_as_the_plain_values_they_hold(session):
@@ -473,6 +499,7 @@ PLAIN_OR_NOT = [
     [Word("x")],
     {"a": Record()},
     [[]] * 3,
+    [1, 10**700],
 ]
 
 

@@ -109,6 +109,9 @@ def test_the_behaviours_differ_from_the_reference(sandboxed: dict[str, dict[str,
     assert {t["outcome"] for t in sandboxed["loops_on_second_call"]["tests"]} >= {"timeout"}
     feedback = " ".join(t["feedback"] for t in sandboxed["reads_input"]["tests"])
     assert "EOFError" in feedback
+    # A BaseException is named as the submission raised it, not as the kit carries it.
+    feedback = " ".join(t["feedback"] for t in sandboxed["exits_in_a_call"]["tests"])
+    assert "It raised SystemExit: '3'" in feedback and "SubmissionRaised" not in feedback
     feedback = " ".join(t["feedback"] for t in sandboxed["own_recursion_limit"]["tests"])
     assert "RecursionError" in feedback
     assert sandboxed["tuple_answer"]["score"] < sandboxed["tuple_answer"]["max_score"]

@@ -21,9 +21,12 @@ import time
 import traceback
 import types
 
-PLAIN_SCALARS = (str, int, bool, type(None))
+PLAIN_SCALARS = (str, bool, type(None))
+# An int is plain below this size: any larger may not turn into digits (Python refuses
+# past `sys.get_int_max_str_digits()`, which a submission may lower to 640).
+INT_BOUND = 10**639
 ONLY_STR = {str}
-PLAIN_KINDS = {*PLAIN_SCALARS, float, list, dict}
+PLAIN_KINDS = {*PLAIN_SCALARS, int, float, list, dict}
 # The most values one level of an answer is looked at in at once (see `is_plain`).
 MOST_LEVEL_ITEMS = 1 << 20
 MAX_REPR = 300
@@ -311,6 +314,8 @@ def is_plain(value, depth=0):
             return False
         if float in kinds and not all(map(math.isfinite, (v for v in level if type(v) is float))):
             return False
+        if int in kinds and not all(map(int_fits, of_kind(level, kinds, int))):
+            return False
         lists = of_kind(level, kinds, list)
         dicts = of_kind(level, kinds, dict)
         if (lists or dicts) and depth > MAX_DEPTH:
@@ -334,11 +339,17 @@ def of_kind(level, kinds, kind):
     return level if len(kinds) == 1 else [v for v in level if type(v) is kind]
 
 
+def int_fits(value):
+    return -INT_BOUND < value < INT_BOUND
+
+
 def is_plain_path(value, depth=0):
     """`is_plain`, following one path into the value at a time."""
     kind = type(value)
     if kind in PLAIN_SCALARS:
         return True
+    if kind is int:
+        return int_fits(value)
     if kind is float:
         return math.isfinite(value)
     if depth > MAX_DEPTH:
@@ -357,7 +368,7 @@ def encode(value, depth=0):
     kind = type(value)
     if depth > MAX_DEPTH:
         return {"$unplain": "too deeply nested value", "repr": "..."}
-    if kind in PLAIN_SCALARS:
+    if kind in PLAIN_SCALARS or (kind is int and int_fits(value)):
         return value
     if kind is float:
         return value if math.isfinite(value) else {"$unplain": "float", "repr": repr(value)}
@@ -423,10 +434,12 @@ def describe_exception(exc):
         "Exception",
     )
     try:
-        message = str(exc)
+        message = short_text(str(exc))
     except BaseException:
         message = "<the exception's message could not be read>"
-    return {"type": type(exc).__name__, "builtin": builtin, "message": short_text(message)}
+    # Memory addresses differ between runs; feedback must not.
+    message = re.sub(r" at 0x[0-9a-fA-F]+", "", message)
+    return {"type": type(exc).__name__, "builtin": builtin, "message": message}
 
 
 def student_traceback(exc, file_name):

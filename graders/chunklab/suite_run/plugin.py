@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from chunklab.contract import CallTimedOut, WorkerCrashed
+from chunklab.contract import CallTimedOut, WorkerCrashed, raised_name
 from chunklab.errors import SubmissionError
 from chunklab.scoring.outcomes import BuildsOn, outcome_of, settled
 from chunklab.scoring.report import TestOutcome
@@ -294,7 +294,7 @@ def classify_failure(error: BaseException) -> tuple[str, str]:
     call = getattr(error, "chunklab_call", None)
     if call is not None:
         return "failed", (
-            f"Input: {call}\nIt raised {type(error).__name__}: {shorten(str(error), 160)}"
+            f"Input: {call}\nIt raised {raised_name(error)}: {shorten(str(error), 160)}"
         )
     if isinstance(error, AssertionError):
         return "failed", shorten(str(error), 400)

@@ -88,7 +88,7 @@ def exception_from(raised: dict[str, Any]) -> Exception:
                 return kind(text)
             except TypeError:
                 continue
-    return SubmissionRaised(f"{name}: {message}")
+    return SubmissionRaised(name, message)
 
 
 def describe_call(message: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from typing import Any, NoReturn, TypeVar
 
 import pytest
 
-from chunklab.contract import NOT_THE_SUBMISSIONS_ANSWER
+from chunklab.contract import NOT_THE_SUBMISSIONS_ANSWER, raised_name
 
 MAX_SHOWN = 240
 # How a failure's offer of an input to try begins (see `tries`); the feedback policy looks
@@ -169,7 +169,7 @@ def what_it_raised(fn: Callable[..., Any], exc: Exception) -> str:
         limit = memory_limit_mb(fn)
         used = f"more than {limit} MB" if limit else "more memory than it may"
         return f"It ran out of memory: it used {used} (MemoryError)."
-    return f"It raised {type(exc).__name__}: {raised_message(exc)}"
+    return f"It raised {raised_name(exc)}: {raised_message(exc)}"
 
 
 def raised_message(exc: Exception) -> str:
