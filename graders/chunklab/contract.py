@@ -51,6 +51,10 @@ class MemoryRunaway(CallTimedOut):
     """A call stopped because its memory grew steadily enough to pass the limit in time."""
 
 
+class SubmissionTimeSpent(CallTimedOut):
+    """A call not made: the submission's whole time was spent before it."""
+
+
 class WorkerCrashed(Exception):
     """The process running the submission ended during a call."""
 

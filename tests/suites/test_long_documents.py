@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from chunklab import kit_texts
-from chunklab.contract import CallTimedOut, CodeCell, MemoryRunaway
+from chunklab.contract import CallTimedOut, CodeCell, MemoryRunaway, SubmissionTimeSpent
 from chunklab.kit import find_kit, load_reference
 from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, kit_text
 from chunklab.lessons import LESSONS
@@ -211,8 +211,8 @@ def test_work_that_grows_with_the_square_fails_each_timing():
     assert message.endswith(
         f"and the same with the text's first {SHORT_LENGTH:,} characters\n"
         "On the text ten times longer, your code took far more than a few times ten as "
-        "long (its own CPU time), or did not finish in time: its work grows faster than "
-        "the text, or never ends. Look for work done again at every chunk on the whole "
+        "long (its own CPU time), or a call did not finish in time: its work grows faster "
+        "than the text, or never ends. Look for work done again at every chunk on the whole "
         "text or the rest of it: slicing or searching it anew, splitting it again, or "
         "building a new list from the old one; or for a loop that never ends on this text."
     )
@@ -266,6 +266,19 @@ def test_a_long_call_stopped_after_a_slow_short_one_gets_the_same_verdict():
     assert too_slow_message(slow_short) == too_slow_message(fast_short)
     with pytest.raises(MemoryRunaway):
         check(StoppedLong(0.01, MemoryRunaway("Your code kept taking more memory")))
+    with pytest.raises(SubmissionTimeSpent):
+        check(StoppedLong(0.01, SubmissionTimeSpent("The time for your whole submission")))
+
+
+def test_a_short_call_stopped_at_its_share_gets_the_same_verdict_as_a_stopped_long_one():
+    # Square growth that takes long on the first tenth already: whether the short call or
+    # the long one meets its limit in a run, the outcome and feedback are the same.
+    # Linear code that slow would take over the whole limit on the long text anyway.
+    assert SHORT_CAP == long_texts.LONG_TEXT_SECONDS / 4
+    short_stopped = Timed({SHORT_LENGTH: [SHORT_CAP * 1.01]})
+    long_stopped = StoppedLong(0.2, CallTimedOut("Your code did not finish within 2 seconds."))
+    assert too_slow_message(short_stopped) == too_slow_message(long_stopped)
+    assert short_stopped.calls == [SHORT_LENGTH]
 
 
 SHORT_CAP = long_texts.SHORT_SHARE * long_texts.LONG_TEXT_SECONDS
@@ -290,15 +303,6 @@ def test_a_long_call_the_short_one_gives_room_keeps_the_tests_own_limit():
     check(timed)
     assert timed.caps == [SHORT_CAP, SETTLED_GROWTH * 0.1]  # 7.5 s: the test's 2 s stands
     assert SETTLED_GROWTH * 0.1 > long_texts.LONG_TEXT_SECONDS
-
-
-def test_a_short_call_past_a_quarter_of_the_limit_is_a_timeout_of_its_own():
-    # Linear code that slow would take over the whole limit on the long text anyway.
-    assert SHORT_CAP == long_texts.LONG_TEXT_SECONDS / 4
-    timed = Timed({SHORT_LENGTH: [SHORT_CAP * 1.01]})
-    with pytest.raises(CallTimedOut):
-        check(timed)
-    assert timed.calls == [SHORT_LENGTH]
 
 
 class OtherRightAnswer(Timed):

@@ -15,7 +15,14 @@ import time
 from functools import partial
 from typing import Any
 
-from chunklab.contract import Backend, CallTimedOut, CodeCell, ProtocolBroken, WorkerCrashed
+from chunklab.contract import (
+    Backend,
+    CallTimedOut,
+    CodeCell,
+    ProtocolBroken,
+    SubmissionTimeSpent,
+    WorkerCrashed,
+)
 from chunklab.errors import BrokenProtocolError, SubmissionTimeoutError, WorkerDiedError
 from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.answer_shape import LoadAnswer, load_answer
@@ -231,7 +238,7 @@ class SandboxBackend(Backend):
         return self.worker
 
     def _budget_spent(self) -> CallTimedOut:
-        return CallTimedOut(
+        return SubmissionTimeSpent(
             f"The time for your whole submission ({self.limits.submission_seconds:g} s) "
             "ran out before this check."
         )

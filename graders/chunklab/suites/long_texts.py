@@ -18,7 +18,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from chunklab.contract import CallTimedOut, KnownAnswer, MemoryRunaway, known_answer
+from chunklab.contract import (
+    CallTimedOut,
+    KnownAnswer,
+    MemoryRunaway,
+    SubmissionTimeSpent,
+    known_answer,
+)
 from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, KitText, kit_text
 from chunklab.suites.checks import Lazy, RuleBroken, call_text, expect_same, result_of
 
@@ -256,25 +262,24 @@ def expect_long_document(
         # so code whose work grows with the square gets one verdict, whether a busy machine
         # let its long call finish in time or not.
         short = short_timing()
-        try:
-            long = timed_right_answer(
-                fn, calls[0], expected[0], judges[0], known[0], growth_cap(short)
-            )
-        except MemoryRunaway:
-            raise
-        except CallTimedOut:
-            # Stopped at the growth cap or at the call's own limit: one verdict either way,
-            # so how far the short call's time was from the line never changes the feedback.
-            raise grows_too_fast(fn, calls[0]) from None
+        long = timed_right_answer(fn, calls[0], expected[0], judges[0], known[0], growth_cap(short))
         return [long, short]
 
-    least = timings()
-    if grows_in_step(least) and not grows_in_step(least, RECHECKED_GROWTH):
-        least = [least[0], lower(least[1], short_timing())]
-    for _ in range(TIMINGS - 1):
-        if grows_in_step(least) or not grows_in_step(least, SETTLED_GROWTH):
-            break
-        least = [lower(a, b) for a, b in zip(least, timings(), strict=True)]
+    try:
+        least = timings()
+        if grows_in_step(least) and not grows_in_step(least, RECHECKED_GROWTH):
+            least = [least[0], lower(least[1], short_timing())]
+        for _ in range(TIMINGS - 1):
+            if grows_in_step(least) or not grows_in_step(least, SETTLED_GROWTH):
+                break
+            least = [lower(a, b) for a, b in zip(least, timings(), strict=True)]
+    except (MemoryRunaway, SubmissionTimeSpent):
+        raise
+    except CallTimedOut:
+        # A call stopped at the growth cap, at the long call's own limit or at the short
+        # call's share of it: one verdict whichever it was, so how near a run's timings
+        # came to one line or another never changes the outcome or the feedback.
+        raise grows_too_fast(fn, calls[0]) from None
     if not grows_in_step(least):
         raise grows_too_fast(fn, calls[0])
 
@@ -284,8 +289,8 @@ def grows_too_fast(fn: Callable[..., Any], long_args: tuple) -> RuleBroken:
         f"Input: {call_text(fn, long_args)}, and the same with the text's first "
         f"{SHORT_LENGTH:,} characters\n"
         "On the text ten times longer, your code took far more than a few times ten "
-        "as long (its own CPU time), or did not finish in time: its work grows faster "
-        "than the text, or never ends. Look for work done again at every chunk on the "
+        "as long (its own CPU time), or a call did not finish in time: its work grows "
+        "faster than the text, or never ends. Look for work done again at every chunk on the "
         "whole text or the rest of it: slicing or searching it anew, splitting it "
         "again, or building a new list from the old one; or for a loop that never ends "
         "on this text."

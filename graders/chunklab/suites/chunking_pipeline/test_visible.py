@@ -69,7 +69,8 @@ def named(
             # (By its name, not by `call` itself: a function that refers to itself is a
             # cycle, left for the garbage collector, with all it holds, at every call.)
             _, _, why = str(timeout).partition("\n")
-            raise CallTimedOut(f"Input: {named_call_text(name, args, kwargs)}\n{why}") from None
+            kind = type(timeout)  # a runaway in memory stays one
+            raise kind(f"Input: {named_call_text(name, args, kwargs)}\n{why}") from None
 
     call.__name__ = name
     call.__wrapped__ = fn  # type: ignore[attr-defined]
