@@ -12,6 +12,7 @@ import pytest
 
 from chunklab.cli import main
 from chunklab.lessons import LESSONS
+from chunklab.scoring.report import GradeReport
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
 LESSON_IDS = tuple(LESSONS)
@@ -50,6 +51,24 @@ def chunklab(
         return CommandResult(code, out, err)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def corpus_graded() -> dict[Path, GradeReport]:
+    """Every file of the validate corpus (references, valid alternatives, stubs, known
+    mistakes), graded once in this session with the default limits, by path. Each is
+    labelled by its path, as `SubmissionPath(path, str(path))`."""
+    from chunklab.authoring.validation import expectations
+    from chunklab.kit import find_kit
+    from chunklab.pipeline.parallel import grade_many
+    from chunklab.reading.read import SubmissionPath
+    from chunklab.sandbox.limits import Limits
+
+    kit = find_kit()
+    paths = [case.path for lesson in LESSONS.values() for case in expectations(kit, lesson)]
+    items = [(n, SubmissionPath(path, str(path))) for n, path in enumerate(paths)]
+    reports = dict(grade_many(items, None, kit, Limits(), 2))
+    return {path: reports[n] for n, path in enumerate(paths)}
 
 
 @pytest.fixture(scope="session")

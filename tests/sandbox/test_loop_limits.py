@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from chunklab.authoring.validation import expectations
 from chunklab.contract import CallTimedOut, CodeCell
 from chunklab.kit import find_kit, load_reference
 from chunklab.lessons import LESSONS
@@ -211,21 +210,15 @@ def test_a_loop_at_import_is_an_error_of_its_own(backend_of, tmp_path):
         load_warnings(read_submission(path), loaded)
 
 
-def corpus() -> list[Path]:
-    """References, valid alternatives (slow ones included) and known mistakes."""
-    kit = find_kit()
-    return [case.path for lesson in LESSONS.values() for case in expectations(kit, lesson)]
-
-
-def test_fitted_limits_change_no_score_against_generous_ones():
+def test_fitted_limits_change_no_score_against_generous_ones(corpus_graded):
     """Every file of the validate corpus, and the slow but correct ones, scores the same
     with fitted limits as with every call given at least three times the floor."""
-    paths = corpus()
+    paths = list(corpus_graded)
     assert any(path.name.startswith("slow_") for path in paths)
     items = [(n, SubmissionPath(path, str(path))) for n, path in enumerate(paths)]
     kit = find_kit()
     generous = Limits(call_floor_seconds=0.3)
-    fitted = dict(grade_many(items, None, kit, Limits(), 2))
+    fitted = {n: corpus_graded[path] for n, path in enumerate(paths)}
     # More time changes nothing for a file none of whose calls ran out of it: only the files
     # that met a time limit, and the slow ones, are graded again with generous limits.
     timed_out = [

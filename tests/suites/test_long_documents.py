@@ -495,38 +495,22 @@ def test_on_a_busy_machine_growing_work_fails_and_slow_linear_work_passes(busy_m
     assert outcomes == SAMPLE
 
 
-# A correct solution about twenty times slower than the reference, with a loop a student
+# The linear alternative twenty times slower than the reference, with a loop a student
 # left in for overlap 0.
-SLOW_AND_LOOPING_ON_ONE_SETTING = '''
-def chunk(text, size, overlap):
-    if size <= 0 or overlap < 0 or overlap >= size:
-        raise ValueError("bad settings")
-    chunks, start = [], 0
-    while start < len(text):
-        characters = []
-        for position in range(start, start + size):
-            if position >= len(text):
-                break
-            character = text[position : position + 1]
-            if chr(ord(character)) != text[position]:
-                raise AssertionError("not the same character")
-            characters.append(str(character))
-        window = "".join(characters)
-        if window != text[start : start + size]:
-            raise AssertionError("not the same window")
-        chunks.append(window)
-        if start + size >= len(text):
-            break
-        while overlap == 0:
-            pass
-        start += size - overlap
-    return chunks
-'''
+SLOW_AND_LOOPING_ON_ONE_SETTING = (
+    SOLUTIONS.joinpath("alternatives", "char_chunk", "slow_checks_every_character.py")
+    .read_text()
+    .replace(
+        "        start += size - overlap\n",
+        "        while overlap == 0:\n            pass\n        start += size - overlap\n",
+    )
+)
 
 
 def test_a_slow_solution_known_to_spin_keeps_its_long_document_points(tmp_path: Path):
     # A loop on one setting loses the checks of that setting, never the long document's.
     with Zygote(ZygoteSettings(Limits())) as zygote:
+        assert "while overlap == 0" in SLOW_AND_LOOPING_ON_ONE_SETTING
         cell = CodeCell(0, "char_chunk.py", SLOW_AND_LOOPING_ON_ONE_SETTING)
         reference = load_reference(KIT, LESSONS["char_chunk"])
         backend = SandboxBackend(zygote, (cell,), Limits(), ReferenceTimes(reference))
