@@ -370,6 +370,9 @@ def encode(value, depth=0):
         return {"$unplain": "too deeply nested value", "repr": "..."}
     if kind in PLAIN_SCALARS or (kind is int and int_fits(value)):
         return value
+    if kind is int:  # too long to write out in digits
+        digits = int(abs(value).bit_length() * math.log10(2)) + 1
+        return {"$unplain": "int", "repr": f"an int of about {digits} digits"}
     if kind is float:
         return value if math.isfinite(value) else {"$unplain": "float", "repr": repr(value)}
     if kind is list:
