@@ -34,11 +34,17 @@ class KnownAnswer:
     line: bytes
 
 
+def answer_bytes(value: Any) -> bytes:
+    """The line a worker sends for an answer of `value` (what its digest is made of);
+    TypeError, ValueError or RecursionError for what is not plain data."""
+    return json.dumps({"ok": value}).encode()
+
+
 def known_answer(value: Any) -> KnownAnswer | None:
     """`value` kept as a `KnownAnswer`; None for what is not plain data, as JSON carries it
     (a stand-in for what a worker could not send is no answer to compare with)."""
     try:
-        return KnownAnswer(json.dumps({"ok": value}).encode())
+        return KnownAnswer(answer_bytes(value))
     except (TypeError, ValueError, RecursionError):
         return None
 

@@ -289,6 +289,11 @@ def imported_by_standard_module():
     return False
 
 
+def without_addresses(text):
+    """`text` without memory addresses: they differ between runs, and feedback must not."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+
+
 def safe_repr(value):
     try:
         text = repr(value)
@@ -296,8 +301,7 @@ def safe_repr(value):
         text = f"<{type(value).__name__} whose repr() raised {type(exc).__name__}>"
     if not isinstance(text, str):
         text = f"<{type(value).__name__}>"
-    # Memory addresses differ between runs; feedback must not.
-    text = re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+    text = without_addresses(text)
     return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
 
 
@@ -343,6 +347,11 @@ def int_fits(value):
     return -INT_BOUND < value < INT_BOUND
 
 
+def int_size(value):
+    """An int too long to write out in digits, described by how many it has."""
+    return f"an int of about {int(abs(value).bit_length() * math.log10(2)) + 1} digits"
+
+
 def is_plain_path(value, depth=0):
     """`is_plain`, following one path into the value at a time."""
     kind = type(value)
@@ -368,11 +377,10 @@ def encode(value, depth=0):
     kind = type(value)
     if depth > MAX_DEPTH:
         return {"$unplain": "too deeply nested value", "repr": "..."}
-    if kind in PLAIN_SCALARS or (kind is int and int_fits(value)):
+    if kind in PLAIN_SCALARS:
         return value
-    if kind is int:  # too long to write out in digits
-        digits = int(abs(value).bit_length() * math.log10(2)) + 1
-        return {"$unplain": "int", "repr": f"an int of about {digits} digits"}
+    if kind is int:
+        return value if int_fits(value) else {"$unplain": "int", "repr": int_size(value)}
     if kind is float:
         return value if math.isfinite(value) else {"$unplain": "float", "repr": repr(value)}
     if kind is list:
@@ -440,9 +448,7 @@ def describe_exception(exc):
         message = short_text(str(exc))
     except BaseException:
         message = "<the exception's message could not be read>"
-    # Memory addresses differ between runs; feedback must not.
-    message = re.sub(r" at 0x[0-9a-fA-F]+", "", message)
-    return {"type": type(exc).__name__, "builtin": builtin, "message": message}
+    return {"type": type(exc).__name__, "builtin": builtin, "message": without_addresses(message)}
 
 
 def student_traceback(exc, file_name):

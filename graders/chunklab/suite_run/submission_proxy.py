@@ -25,6 +25,7 @@ from chunklab.contract import (
     KnownAnswer,
     SubmissionRaised,
     WorkerCrashed,
+    answer_bytes,
 )
 from chunklab.kit_texts import KitText, call_arguments
 from chunklab.sandbox.worker_main import MAX_REPR, digest_of_bytes
@@ -298,7 +299,7 @@ def expected_answer_bytes(expected: Any) -> bytes:
     if known is None or known[0] is not expected:
         if len(EXPECTED_ANSWERS) >= MOST_EXPECTED_ANSWERS:
             EXPECTED_ANSWERS.clear()
-        known = EXPECTED_ANSWERS[id(expected)] = (expected, json.dumps({"ok": expected}).encode())
+        known = EXPECTED_ANSWERS[id(expected)] = (expected, answer_bytes(expected))
     return known[1]
 
 

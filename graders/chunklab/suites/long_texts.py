@@ -290,10 +290,10 @@ def grows_too_fast(fn: Callable[..., Any], long_args: tuple) -> RuleBroken:
         f"{SHORT_LENGTH:,} characters\n"
         "On the text ten times longer, your code took far more than a few times ten "
         "as long (its own CPU time), or a call did not finish in time: its work grows "
-        "faster than the text, or never ends. Look for work done again at every chunk on the "
-        "whole text or the rest of it: slicing or searching it anew, splitting it "
-        "again, or building a new list from the old one; or for a loop that never ends "
-        "on this text."
+        "faster than the text, or never ends. Look for work done again at every chunk "
+        "on the whole text or the rest of it: slicing or searching it anew, splitting "
+        "it again, or building a new list from the old one; or for a loop that never "
+        "ends on this text."
     )
 
 
