@@ -137,7 +137,7 @@ def test_every_answer_is_a_line_the_worker_can_write(session):
     for kind in ("huge_int", "int_past_a_lowered_limit"):
         assert json.loads(worker_main.answer_line(call(session, "give", kind), None))
     assert repr(answer_value(call(session, "give", "huge_int"))[1]) == (
-        "<a int: an int of about 5001 digits>"
+        "<an int: an int of about 5001 digits>"
     )
     limit = sys.get_int_max_str_digits()
     try:

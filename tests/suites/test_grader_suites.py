@@ -269,7 +269,7 @@ def test_a_dict_subclass_is_refused_with_the_reason():
     assert str(caught.value) == (
         "Input: process_document(...)\nExpected: chunk 0 to be a plain dict (dict itself, not a "
         "subclass such as OrderedDict: chunks are plain records)\n"
-        "Got: <a OrderedDict: OrderedDict({'doc_id': 'd'})>"
+        "Got: <an OrderedDict: OrderedDict({'doc_id': 'd'})>"
     )
 
 

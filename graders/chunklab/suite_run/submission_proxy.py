@@ -46,7 +46,8 @@ class NotPlainData:
     text: str
 
     def __repr__(self) -> str:
-        return f"<a {self.type_name}: {self.text}>"
+        article = "an" if self.type_name[:1].lower() in "aeiou" else "a"
+        return f"<{article} {self.type_name}: {self.text}>"
 
 
 def decode(value: Any) -> Any:
