@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,22 +55,53 @@ def chunklab(
     return run
 
 
+@dataclass(frozen=True)
+class ValidateRun:
+    """`chunklab validate` as a user runs it, and the report of every file it graded."""
+
+    result: CommandResult
+    reports: dict[Path, GradeReport]
+
+
 @pytest.fixture(scope="session")
-def corpus_graded() -> dict[Path, GradeReport]:
+def validate_run() -> ValidateRun:
+    """`chunklab validate`, run once in this session, in this process, from the kit's folder.
+
+    Grading the corpus is most of a test run's time: the tests that need its reports
+    take them from this run rather than grade it again.
+    """
+    from chunklab.commands import validate
+
+    graded: dict[Path, GradeReport] = {}
+    grade_many = validate.grade_many
+
+    def keeping(items: list, *args: Any) -> Any:
+        paths = dict(items)
+        for n, report in grade_many(items, *args):
+            graded[paths[n].path] = report
+            yield n, report
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(validate, "grade_many", keeping)
+        patch.chdir(KIT_ROOT)
+        printed, errors = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(errors):
+            code = main(["validate"])
+    return ValidateRun(CommandResult(code, printed.getvalue(), errors.getvalue()), graded)
+
+
+@pytest.fixture(scope="session")
+def corpus_graded(validate_run: ValidateRun) -> dict[Path, GradeReport]:
     """Every file of the validate corpus (references, valid alternatives, stubs, known
-    mistakes), graded once in this session with the default limits, by path. Each is
+    mistakes), as `chunklab validate` graded it (the default limits), by path. Each is
     labelled by its path, as `SubmissionPath(path, str(path))`."""
     from chunklab.authoring.validation import expectations
     from chunklab.kit import find_kit
-    from chunklab.pipeline.parallel import grade_many
-    from chunklab.reading.read import SubmissionPath
-    from chunklab.sandbox.limits import Limits
 
     kit = find_kit()
     paths = [case.path for lesson in LESSONS.values() for case in expectations(kit, lesson)]
-    items = [(n, SubmissionPath(path, str(path))) for n, path in enumerate(paths)]
-    reports = dict(grade_many(items, None, kit, Limits(), 2))
-    return {path: reports[n] for n, path in enumerate(paths)}
+    assert set(paths) <= set(validate_run.reports), "validate left a file of its corpus out"
+    return {path: validate_run.reports[path] for path in paths}
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,8 @@ from tests.conftest import LESSON_IDS
 KIT_ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_validate_passes_on_the_kit(chunklab):
-    result = chunklab("validate")
+def test_validate_passes_on_the_kit(validate_run):
+    result = validate_run.result
     assert result.exit_code == 0, result.stdout[-3000:]
     sensitivity = re.findall(
         r"^(\w+): (\d+)/(\d+) known mistakes caught, (\d+)/(\d+) valid alternatives",

@@ -25,19 +25,18 @@ from chunklab.reading.read import SubmissionPath
 from chunklab.report_out.table import validation_table
 from chunklab.sandbox.limits import Limits
 
-# The default limit of a call: the long-document checks state their calls' own time up
-# to it, so validating under a tighter one would fail valid solutions.
+# Proving by mutation: the default limit of a call (the long-document checks state their
+# calls' own time up to it, so a tighter one would fail valid solutions), and a tighter
+# limit for all of a mutant's calls: a valid file needs well under a second in all.
 CALL_SECONDS = Limits().call_seconds
-# A valid file needs well under a second of its own time in all; the mistakes that never
-# finish stop here.
 SUBMISSION_SECONDS = 20.0
 
 
 def grade_expectations(kit: Kit, cases: list[Expectation]) -> list[Verdict]:
     """Grade every case in one batch; each one's lesson comes from its path or notebook."""
     items = [(i, SubmissionPath(case.path, str(case.path))) for i, case in enumerate(cases)]
-    limits = Limits(call_seconds=CALL_SECONDS, submission_seconds=SUBMISSION_SECONDS)
-    reports = dict(grade_many(items, None, kit, limits, os.cpu_count() or 1))
+    # The limits `chunklab grade` has by default: what validate proves is what a class gets.
+    reports = dict(grade_many(items, None, kit, Limits(), os.cpu_count() or 1))
     return [judge(case, reports[i]) for i, case in enumerate(cases)]
 
 
