@@ -9,7 +9,8 @@ and the suite runner both build on this module; it imports nothing of theirs
 
 from __future__ import annotations
 
-import json
+import marshal
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,27 +26,64 @@ class CodeCell:
         return {"index": self.index, "label": self.label, "source": self.source}
 
 
+# What an answer's digest is made of: its value written by `marshal` in this format, which
+# writes every value of an exact builtin type in full (no back-references, no mark of an
+# interned string), so equal values give equal bytes, and refuses every other type (a
+# subclass of str or list, any object). The worker writes the same (worker_main.py).
+DIGEST_FORMAT = 2
+# Plain data: what JSON carries exactly, and all a digest is ever compared with.
+PLAIN_SCALARS = (str, int, float, bool, type(None))
+MOST_PLAIN_DEPTH = 60
+
+
 @dataclass(frozen=True, eq=False)
 class KnownAnswer:
-    """An answer already judged right, kept as the line a worker sends for it (`{"ok": ...}`)
-    rather than as objects: a digest is all it is compared by, and a long document's
-    answer takes a few times less memory so."""
+    """An answer already judged right, kept as the bytes its digest is made of rather than
+    as objects: a digest is all it is compared by, and a long document's answer takes a
+    few times less memory so."""
 
-    line: bytes
+    data: bytes
+
+
+def is_plain(value: Any) -> bool:
+    """Whether `value` is plain data: str, int, finite float, bool, None, and lists and
+    dicts with str keys of them, of these exact types, nested at most MOST_PLAIN_DEPTH deep."""
+    waiting = [(value, 0)]
+    while waiting:
+        item, depth = waiting.pop()
+        kind = type(item)
+        if kind is float:
+            if not math.isfinite(item):
+                return False
+        elif kind in PLAIN_SCALARS:
+            continue
+        elif depth >= MOST_PLAIN_DEPTH:
+            return False
+        elif kind is list:
+            waiting += [(child, depth + 1) for child in item]
+        elif kind is dict:
+            if not all(type(key) is str for key in item):
+                return False
+            waiting += [(child, depth + 1) for child in item.values()]
+        else:
+            return False
+    return True
 
 
 def answer_bytes(value: Any) -> bytes:
-    """The line a worker sends for an answer of `value` (what its digest is made of);
-    TypeError, ValueError or RecursionError for what is not plain data."""
-    return json.dumps({"ok": value}).encode()
+    """The bytes a digest of an answer of `value` is made of; ValueError for what is not
+    plain data (no answer a worker digests can equal it)."""
+    if not is_plain(value):
+        raise ValueError("not plain data")
+    return marshal.dumps(value, DIGEST_FORMAT)
 
 
 def known_answer(value: Any) -> KnownAnswer | None:
-    """`value` kept as a `KnownAnswer`; None for what is not plain data, as JSON carries it
-    (a stand-in for what a worker could not send is no answer to compare with)."""
+    """`value` kept as a `KnownAnswer`; None for what is not plain data (a stand-in for
+    what a worker could not send is no answer to compare with)."""
     try:
         return KnownAnswer(answer_bytes(value))
-    except (TypeError, ValueError, RecursionError):
+    except ValueError:
         return None
 
 

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from chunklab import contract
 from chunklab.contract import ProtocolBroken, WorkerCrashed
 from chunklab.pipeline.session import load_warnings
 from chunklab.sandbox import worker_main
@@ -135,14 +136,14 @@ def test_an_exception_s_message_names_no_memory_address():
 
 def test_every_answer_is_a_line_the_worker_can_write(session):
     for kind in ("huge_int", "int_past_a_lowered_limit"):
-        assert json.loads(worker_main.answer_line(call(session, "give", kind), None))
+        assert json.loads(json.dumps(call(session, "give", kind)))
     assert repr(answer_value(call(session, "give", "huge_int"))[1]) == (
         "<an int: an int of about 5001 digits>"
     )
     limit = sys.get_int_max_str_digits()
     try:
         answer = call(session, "give_after_lowering_the_digit_limit")
-        assert json.loads(worker_main.answer_line(answer, None)) == {"ok": [10**639 - 1]}
+        assert json.loads(json.dumps(answer)) == {"ok": [10**639 - 1]}
     finally:
         sys.set_int_max_str_digits(limit)
 
@@ -167,20 +168,50 @@ def test_a_list_of_strings_is_told_plain_without_a_step_per_item(monkeypatch):
     assert worker_main.is_plain([["a"], {"k": [1, 2.5, None]}])
 
 
-def test_a_kept_answer_is_sent_as_the_json_its_digest_was_made_of(monkeypatch):
+def test_a_digest_is_of_the_value_s_marshal_bytes_and_the_kept_answer_is_the_value(monkeypatch):
     session = worker_main.Session()
     session.load([{"index": 0, "label": "submission.py", "source": CODE}])
-    made = []
-    real = json.dumps
-    monkeypatch.setattr(worker_main.json, "dumps", lambda value: made.append(value) or real(value))
+    checked = []
+    real = worker_main.is_plain
+    monkeypatch.setattr(worker_main, "is_plain", lambda value: checked.append(1) or real(value))
     key = "ab" * 32
     asked = {"op": "call", "name": "give", "args": ["chunks"], "kwargs": {}, "digest": key}
     digest = session.call(asked)["digest"]
-    kept = session.kept
-    line = worker_main.answer_line(session.call({"op": "kept", "name": "give"}), kept)
-    # The answer's JSON is made once, for the digest, and sent as it is.
-    assert [value for value in made if "ok" in value] == [json.loads(line)]
-    assert digest == worker_main.digest_of_bytes(key, line.encode())
+    value = session.call({"op": "call", "name": "give", "args": ["chunks"], "kwargs": {}})["ok"]
+    assert digest == worker_main.digest_of_bytes(key, contract.answer_bytes(value))
+    # A right answer is only digested: it is looked at as an answer only when asked for.
+    checked.clear()
+    session.call(asked)
+    assert checked == []
+    assert session.call({"op": "kept", "name": "give"}) == {"ok": value}
+    assert checked == [1]
+
+
+@pytest.mark.parametrize("kind", ["subclasses", "dict_subclass"])
+def test_a_value_a_digest_cannot_be_made_of_crosses_itself(session, kind):
+    asked = {"op": "call", "name": "give", "args": [kind], "kwargs": {}, "digest": "ab" * 32}
+    answer = session.call(asked)
+    assert "digest" not in answer
+    assert answer == session.call({k: v for k, v in asked.items() if k != "digest"})
+    assert session.kept is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [("a",), ["a", ("b",)], {1: "a"}, [float("nan")], [float("inf")], [b"a"], {"a": {1, 2}}],
+)
+def test_only_plain_data_is_an_answer_a_digest_can_equal(value):
+    with pytest.raises(ValueError):
+        contract.answer_bytes(value)
+    assert contract.known_answer(value) is None
+
+
+def test_equal_plain_values_give_equal_digest_bytes_however_they_were_made():
+    made = ["".join(["doc", "_id"]), 10**30, -0.0, {"k": [True, None, 2.5]}]
+    assert contract.answer_bytes(made) == contract.answer_bytes(json.loads(json.dumps(made)))
+    assert contract.answer_bytes([1]) != contract.answer_bytes([1.0])
+    assert contract.answer_bytes([1]) != contract.answer_bytes([True])
+    assert contract.answer_bytes({"a": 1, "b": 2}) != contract.answer_bytes({"b": 2, "a": 1})
 
 
 def test_arguments_left_alone_are_not_sent_back(session):

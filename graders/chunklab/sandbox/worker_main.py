@@ -11,6 +11,7 @@ import builtins
 import hashlib
 import itertools
 import json
+import marshal
 import math
 import os
 import re
@@ -31,6 +32,10 @@ PLAIN_KINDS = {*PLAIN_SCALARS, int, float, list, dict}
 MOST_LEVEL_ITEMS = 1 << 20
 MAX_REPR = 300
 MAX_DEPTH = 60
+# What an answer's digest is made of: marshal's format 2 writes equal values of exact
+# builtin types as equal bytes (no back-references, no mark of an interned string), as
+# the grader's side does (contract.DIGEST_FORMAT).
+DIGEST_FORMAT = 2
 MAX_MESSAGE = 500
 # What a submission may import: Python's standard library, and the helper modules
 # that travel with it (named in the load request).
@@ -396,15 +401,23 @@ def encode(value, depth=0):
     return {"$unplain": kind.__name__, "repr": safe_repr(value)}
 
 
-def answer_digest(key, line):
-    """A digest of an answer's JSON `line` as it would be sent, keyed by the grader for this call.
+def answer_digest(key, value):
+    """A digest of a returned value, keyed by the grader for this call; None for a value
+    that is not made only of exact builtin types (it crosses itself).
 
     The grader compares it with the digest of the answer it expects, so a long
     answer that is right need not cross. The key is new for every call and
     covers the whole answer: nothing about the digest can be worked out before
     the call, so only the right answer itself, made within the call, gives it.
+    The bytes are `marshal`'s, which write exact builtin types only (a subclass
+    is refused, and no method of the submission's runs) and are made at C speed:
+    a long document's answer is some fifteen thousand dicts.
     """
-    return digest_of_bytes(key, line.encode())
+    try:
+        data = marshal.dumps(value, DIGEST_FORMAT)
+    except (ValueError, MemoryError):
+        return None
+    return digest_of_bytes(key, data)
 
 
 def inputs_digest(key, arguments):
@@ -474,8 +487,8 @@ class Session:
         sys.modules["submission"] = module
         self.namespace = module.__dict__
         self.handles = {}
-        # The last answer sent as a digest and its JSON line, until the grader asks for it
-        # or makes another call.
+        # The last value sent as a digest (in a 1-tuple), until the grader asks for it or
+        # makes another call.
         self.kept = None
         # The arguments of the last call asked about them, as the call left them.
         self.held = None
@@ -582,20 +595,24 @@ class Session:
     def call(self, request):
         kept, self.kept = self.kept, None
         if request["op"] == "kept":
-            return kept[0] if kept is not None else {"ok": None}
+            # The value a digest was made of: the grader expected another.
+            return plain_answer(kept[0]) if kept is not None else {"ok": None}
         if request["op"] == "held":
             held, self.held = self.held, None
             return plain_answer(held)
         self.held = None
-        answer = self.answer(request)
+        asked_by_digest = "digest" in request
+        answer = self.answer(request, as_value=asked_by_digest)
         if "inputs" in request and "ok" in answer:
             arguments = [request.get("args", []), request.get("kwargs", {})]
             self.held = arguments
             answer["inputs"] = inputs_digest(request["inputs"], arguments)
-        if "digest" in request and "ok" in answer:
-            # Its JSON is made once: for the digest, and to be sent as it is if asked for.
-            self.kept = answer, json.dumps(answer)
-            return {"digest": answer_digest(request["digest"], self.kept[1])}
+        if asked_by_digest and "ok" in answer:
+            digest = answer_digest(request["digest"], answer["ok"])
+            if digest is None:
+                return plain_answer(answer["ok"])
+            self.kept = (answer["ok"],)
+            return {"digest": digest}
         return answer
 
     def arguments(self, request):
@@ -612,7 +629,9 @@ class Session:
                     args[place[0]] = self.texts[place[1]]
         return args
 
-    def answer(self, request):
+    def answer(self, request, as_value=False):
+        """The call's answer; with `as_value`, a returned value is left as it is (to be
+        digested before it is made an answer)."""
         kwargs = request.get("kwargs", {})
         # The arguments are this worker's own copy, made from the grader's JSON: a call
         # asked about them (see `call`) is judged on a digest keyed anew for that call.
@@ -631,7 +650,7 @@ class Session:
                 self.handles[request["handle"]] = result
                 answer["handle"] = request["handle"]
             else:
-                answer = plain_answer(result)
+                answer = {"ok": result} if as_value else plain_answer(result)
         except BaseException as exc:  # the submission's exception is an answer, not a crash
             answer = {"raised": describe_exception(exc)}
         return answer
@@ -649,13 +668,6 @@ def send(answers, line):
     answers.flush()
 
 
-def answer_line(answer, kept):
-    """The JSON line that carries an answer: a kept answer's was made with its digest."""
-    if kept is not None and answer is kept[0]:
-        return kept[1]
-    return json.dumps(answer)
-
-
 def serve(requests, answers):
     """Answer requests, one JSON line each, until the stream ends.
 
@@ -670,11 +682,9 @@ def serve(requests, answers):
             send(answers, json.dumps(session.load(cells, local_modules, request.get("seconds"))))
         elif request["op"] == "calls":
             for call in request["calls"]:
-                kept = session.kept
-                send(answers, answer_line(session.call(call), kept))
+                send(answers, json.dumps(session.call(call)))
         else:
-            kept = session.kept
-            send(answers, answer_line(session.call(request), kept))
+            send(answers, json.dumps(session.call(request)))
 
 
 if __name__ == "__main__":
