@@ -104,6 +104,17 @@ def call_message(
 ) -> dict[str, Any]:
     """The request for a call; a fixed text of the kit among the arguments is only named."""
     message: dict[str, Any] = {"op": op, "name": name, "args": list(args), "kwargs": kwargs}
+    if handle is not None:
+        message["handle"] = handle
+    for arg in args:
+        # Only a call with a fixed text (or a document, which may hold one) is rewritten:
+        # a class makes hundreds of thousands of calls, few of them with either.
+        if isinstance(arg, (KitText, dict)):
+            return with_texts_named(message, args)
+    return message
+
+
+def with_texts_named(message: dict[str, Any], args: tuple) -> dict[str, Any]:
     named: list[list[Any]] = []
     sent = []
     for n, arg in enumerate(args):
@@ -118,8 +129,6 @@ def call_message(
     if named:
         message["args"] = sent
         message["texts"] = named
-    if handle is not None:
-        message["handle"] = handle
     return message
 
 

@@ -58,29 +58,37 @@ def named(
 
     `on_call`, when given, is told of every call before it is made.
     """
+    return Named(fn, name, on_call)
 
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if on_call is not None:
-            on_call()
+
+class Named:
+    """A call under the name feedback shows (see `named`); made for nearly every call a
+    pipeline test makes, so it holds three fields and nothing else."""
+
+    def __init__(
+        self, fn: Callable[..., Any], name: str, on_call: Callable[[], None] | None
+    ) -> None:
+        self.__wrapped__ = fn
+        self.__name__ = name
+        self.on_call = on_call
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.on_call is not None:
+            self.on_call()
         try:
-            return fn(*args, **kwargs)
+            return self.__wrapped__(*args, **kwargs)
         except CallTimedOut as timeout:
             # The proxy names the method only; the settings make the call reproducible.
-            # (By its name, not by `call` itself: a function that refers to itself is a
-            # cycle, left for the garbage collector, with all it holds, at every call.)
             _, _, why = str(timeout).partition("\n")
             kind = type(timeout)  # a runaway in memory stays one
-            raise kind(f"Input: {named_call_text(name, args, kwargs)}\n{why}") from None
+            raise kind(f"Input: {named_call_text(self.__name__, args, kwargs)}\n{why}") from None
 
-    call.__name__ = name
-    call.__wrapped__ = fn  # type: ignore[attr-defined]
-    # A call into a worker asked by digest (and timed) keeps the name too.
-    for way in ("expecting", "measuring"):
-        if hasattr(fn, way):
-            setattr(
-                call, way, lambda *asked, way=way: named(getattr(fn, way)(*asked), name)
-            )
-    return call
+    def __getattr__(self, way: str) -> Any:
+        # A call into a worker asked by digest (and timed) keeps the name too.
+        if way in ("expecting", "measuring"):
+            ask = getattr(self.__wrapped__, way)
+            return lambda *asked: named(ask(*asked), self.__name__)
+        raise AttributeError(way)
 
 
 class Described:
@@ -112,16 +120,13 @@ class Pipeline:
         # depends on earlier calls is reproducible only when feedback says there were some.
         self.calls = 0
         self.calls_before_latest = 0
+        shown = ", ".join(f"{name}={value}" for name, value in settings.items())
+        self.label = f"ChunkingPipeline({shown})"
         self.instance = result_of(submission.ChunkingPipeline, (), **settings)
 
     def fresh(self) -> Pipeline:
         """Another pipeline with the same settings, untouched by this one's calls."""
         return Pipeline(self.submission, **self.settings)
-
-    @property
-    def label(self) -> str:
-        shown = ", ".join(f"{name}={value}" for name, value in self.settings.items())
-        return f"ChunkingPipeline({shown})"
 
     def method(self, name: str) -> Callable[..., Any]:
         return named(getattr(self.instance, name), f"{self.label}.{name}", self.count_call)
