@@ -155,10 +155,10 @@ def replay_shares(sent: list[list[str]]) -> Counter[str]:
     spent: Counter[str] = Counter()
     answer, plain_answer = worker_main.Session.answer, worker_main.plain_answer
 
-    def timed_answer(self, request):  # type: ignore[no-untyped-def]
+    def timed_answer(self, request, as_value=False):  # type: ignore[no-untyped-def]
         started = time.process_time()
         try:
-            return answer(self, request)
+            return answer(self, request, as_value)
         finally:
             # A call on a long text names it rather than sending it.
             spent["long" if "texts" in request else "other"] += time.process_time() - started

@@ -272,3 +272,35 @@ def test_a_long_texts_right_answer_is_kept_by_its_digests(monkeypatch):
     assert "".join(moved) == "".join(chunks)
     with pytest.raises(RuleBroken):
         check_cuts(keep_all(REFERENCE, *LONG_SETTINGS), text, moved)
+
+
+def test_chunk_dicts_keyed_by_str_enum_members_are_plain_dicts_of_their_strings():
+    reference = KIT.solution(LESSON).read_text()
+    source = reference + (
+        "\n\nimport enum\n\n"
+        "class Field(str, enum.Enum):\n"
+        "    DOC_ID = 'doc_id'\n"
+        "    CHUNK_INDEX = 'chunk_index'\n"
+        "    TEXT = 'text'\n"
+        "    CHAR_START = 'char_start'\n"
+        "    METADATA = 'metadata'\n\n"
+        "class ChunkingPipeline(ChunkingPipeline):\n"
+        "    def process_document(self, doc):\n"
+        "        return [{Field(k): v for k, v in chunk.items()}\n"
+        "                for chunk in super().process_document(doc)]\n"
+    )
+    outcomes = grade_source(source)
+    assert [o.name for o in outcomes if o.outcome != "passed"] == []
+
+
+def test_a_field_of_the_wrong_type_is_named_with_its_article():
+    reference = KIT.solution(LESSON).read_text()
+    source = reference + (
+        "\n\nclass ChunkingPipeline(ChunkingPipeline):\n"
+        "    def process_document(self, doc):\n"
+        "        return [{**chunk, 'char_start': float(chunk['char_start'])}\n"
+        "                for chunk in super().process_document(doc)]\n"
+    )
+    failed = by_name(grade_source(source))["test_visible.py::test_document_chunk_fields"]
+    assert failed.outcome == "failed"
+    assert "\nExpected: chunk 0's char_start to be an int\nGot: 0.0" in failed.feedback

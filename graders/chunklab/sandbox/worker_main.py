@@ -390,8 +390,9 @@ def encode(value, depth=0):
         return value if math.isfinite(value) else {"$unplain": "float", "repr": repr(value)}
     if kind is list:
         return [encode(item, depth + 1) for item in value]
-    if kind is dict and all(type(key) is str for key in value):
-        return {key: encode(item, depth + 1) for key, item in value.items()}
+    if kind is dict and all(isinstance(key, str) for key in value):
+        # A key of a str subclass (a StrEnum member) is the string it holds, as a value is.
+        return {str.__str__(key): encode(item, depth + 1) for key, item in value.items()}
     # A subclass of str or list is a string or a list, as the lessons ask: what it
     # holds crosses, read past any method it overrides.
     if isinstance(value, str):

@@ -198,14 +198,22 @@ def expect_chunk_dicts(value: Any, given: str | Lazy) -> None:
                 f"(missing: {', '.join(missing)})",
                 got=plain(chunk),
             )
-        for key, kind in (("text", str), ("char_start", int), ("chunk_index", int)):
+        for key, kind, shown in FIELD_KINDS:
             # bool is an int in Python, but True is no position.
             if not isinstance(chunk[key], kind) or isinstance(chunk[key], bool):
                 fail(
                     given=given,
-                    expected=f"chunk {k}'s {key} to be a {kind.__name__}",
+                    expected=f"chunk {k}'s {key} to be {shown}",
                     got=plain(chunk[key]),
                 )
+
+
+# The fields whose type a chunk dict's check names, with the words it names it in.
+FIELD_KINDS = (
+    ("text", str, "a str"),
+    ("char_start", int, "an int"),
+    ("chunk_index", int, "an int"),
+)
 
 
 def expect_chunks(pipe: Pipeline, text: str, expected: list[str]) -> None:
