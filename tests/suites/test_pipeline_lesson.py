@@ -24,7 +24,7 @@ from chunklab.suites.checks import RuleBroken
 from chunklab.suites.chunking_pipeline import hidden_cutting
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
 from chunklab.suites.chunking_pipeline.test_hidden import LONG_SETTINGS, reference_chunks
-from chunklab.suites.chunking_pipeline.test_visible import keep_all, named
+from chunklab.suites.chunking_pipeline.test_visible import CHUNK_KEYS, keep_all, named
 from chunklab.suites.chunking_pipeline.text_scans import TextScan
 from chunklab.suites.long_texts import long_text
 
@@ -40,6 +40,13 @@ def grade_source(source: str, label: str = "submission.py") -> list[TestOutcome]
     )
     assert loaded["problems"] == []
     return run_suite(LESSON, SubmissionProxy(backend), reference=REFERENCE)
+
+
+def overriding(methods: str, before: str = "") -> str:
+    """The reference, then `before`, then a subclass of its pipeline with `methods` (source
+    indented as a class body) in place of the reference's."""
+    reference = KIT.solution(LESSON).read_text()
+    return f"{reference}\n\n{before}class ChunkingPipeline(ChunkingPipeline):\n{methods}"
 
 
 def grade_file(path: Path) -> list[TestOutcome]:
@@ -100,11 +107,8 @@ def test_feedback_names_input_expected_and_got():
 
 
 def test_a_returned_tuple_fails_the_type_check_with_feedback():
-    reference = KIT.solution(LESSON).read_text()
-    source = reference + (
-        "\n\nclass ChunkingPipeline(ChunkingPipeline):\n"
-        "    def chunk_text(self, text):\n"
-        "        return tuple(super().chunk_text(text))\n"
+    source = overriding(
+        "    def chunk_text(self, text):\n        return tuple(super().chunk_text(text))\n"
     )
     outcomes = by_name(grade_source(source))
     failed = outcomes["test_visible.py::test_hard_cut_without_whitespace"]
@@ -275,28 +279,20 @@ def test_a_long_texts_right_answer_is_kept_by_its_digests(monkeypatch):
 
 
 def test_chunk_dicts_keyed_by_str_enum_members_are_plain_dicts_of_their_strings():
-    reference = KIT.solution(LESSON).read_text()
-    source = reference + (
-        "\n\nimport enum\n\n"
-        "class Field(str, enum.Enum):\n"
-        "    DOC_ID = 'doc_id'\n"
-        "    CHUNK_INDEX = 'chunk_index'\n"
-        "    TEXT = 'text'\n"
-        "    CHAR_START = 'char_start'\n"
-        "    METADATA = 'metadata'\n\n"
-        "class ChunkingPipeline(ChunkingPipeline):\n"
+    source = overriding(
         "    def process_document(self, doc):\n"
         "        return [{Field(k): v for k, v in chunk.items()}\n"
-        "                for chunk in super().process_document(doc)]\n"
+        "                for chunk in super().process_document(doc)]\n",
+        before="import enum\n\nclass Field(str, enum.Enum):\n"
+        + "".join(f"    {key.upper()} = {key!r}\n" for key in CHUNK_KEYS)
+        + "\n",
     )
     outcomes = grade_source(source)
     assert [o.name for o in outcomes if o.outcome != "passed"] == []
 
 
 def test_a_field_of_the_wrong_type_is_named_with_its_article():
-    reference = KIT.solution(LESSON).read_text()
-    source = reference + (
-        "\n\nclass ChunkingPipeline(ChunkingPipeline):\n"
+    source = overriding(
         "    def process_document(self, doc):\n"
         "        return [{**chunk, 'char_start': float(chunk['char_start'])}\n"
         "                for chunk in super().process_document(doc)]\n"
