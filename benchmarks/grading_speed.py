@@ -5,6 +5,7 @@ Run from the kit's folder, with the kit installed:
     python benchmarks/grading_speed.py                     # the class of 300 (several minutes)
     python benchmarks/grading_speed.py --quick             # 30 submissions, a rough look
     python benchmarks/grading_speed.py --against COMMIT    # and the kit at COMMIT, side by side
+    python benchmarks/grading_speed.py --references 20 --against COMMIT   # only references
 
 It builds a class of submissions for the three lessons, half correct (the
 reference and the valid alternatives) and half buggy (the known mistakes that
@@ -34,6 +35,11 @@ machine only figures measured side by side compare. Scores of the two kits on
 the same submissions are compared too.
 
 It prints a table and the same figures as JSON.
+
+With `--references N`, it grades only N copies of each lesson's reference, each
+lesson on its own, and prints the CPU per submission of each lesson (the median
+of `--repeat` runs, the kits taking turns): the work of a class whose answers
+are all the reference's.
 """
 
 from __future__ import annotations
@@ -537,6 +543,29 @@ def cold_figures(
     return figures
 
 
+def reference_copies(
+    counter: CpuCounter, kits: list[KitUnderTest], copies: int, repeat: int, scratch: Path
+) -> dict[str, dict[str, Any]]:
+    """Each lesson's CPU ms per submission for `copies` copies of its reference, by kit."""
+    figures: dict[str, dict[str, Any]] = {}
+    for lesson in LESSONS:
+        folder = scratch / f"references-{lesson}"
+        folder.mkdir()
+        paths = [folder / f"s{number:04d}_{lesson}.py" for number in range(copies)]
+        for path in paths:
+            path.write_text((KIT / "solutions" / f"{lesson}.py").read_text())
+        runs: dict[str, list[float]] = {kit.name: [] for kit in kits}
+        for _ in range(repeat):
+            for kit in kits:
+                _, cpu, _ = grade_once(counter, kit, paths, copies)
+                runs[kit.name].append(round(cpu / copies * 1000, 1))
+        figures[lesson] = {
+            name: {"cpu_ms_per_submission": round(statistics.median(each), 1), "runs": each}
+            for name, each in runs.items()
+        }
+    return figures
+
+
 @contextlib.contextmanager
 def kit_at(commit: str, scratch: Path) -> Iterator[KitUnderTest]:
     """The kit as it was at `commit`, in a git worktree of its own, removed afterwards."""
@@ -576,6 +605,9 @@ def main() -> int:
     parser.add_argument(
         "--against", metavar="COMMIT", help="also grade everything with the kit at COMMIT"
     )
+    parser.add_argument(
+        "--references", type=int, metavar="N", help="only N copies of each lesson's reference"
+    )
     args = parser.parse_args()
     per_lesson = 10 if args.quick else 100
     counter = CpuCounter()
@@ -596,6 +628,16 @@ def main() -> int:
         if args.against:
             kits.append(stack.enter_context(kit_at(args.against, scratch)))
         figures["kits"] = [kit.name for kit in kits]
+        if args.references:
+            copies = reference_copies(counter, kits, args.references, args.repeat, scratch)
+            for lesson, by_kit in copies.items():
+                for name, figure in by_kit.items():
+                    print(
+                        f"{args.references} copies of {lesson}'s reference  {name:10}  "
+                        f"{figure['cpu_ms_per_submission']} ms CPU each, runs {figure['runs']}"
+                    )
+            print(json.dumps({**figures, "references": copies}, indent=2))
+            return 0
         floors = lesson_floors(counter)
         figures["floors"] = floors
         py = build_class(scratch / "py", per_lesson, False, scratch)
