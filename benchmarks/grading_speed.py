@@ -460,10 +460,10 @@ def least_floors(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any
     return least
 
 
-def refit_ratios(
+def add_ratios(
     figures: dict[str, Any], kits: list[KitUnderTest], floor: float, floors: dict[str, Any]
 ) -> None:
-    """Every "x floor" of `figures` again, against `floor` (the classes' floor a submission)."""
+    """Every "x floor" of `figures`, against `floor` (the classes' floor a submission)."""
     for key in ("py", "ipynb", "looping_py"):
         figures[key]["floor_ms"] = round(floor * 1000, 2)
         for kit in kits:
@@ -511,7 +511,6 @@ def grade_figures(
     kits: list[KitUnderTest],
     paths: list[Path],
     count: int,
-    floor: float,
     repeat: int,
 ) -> dict[str, Any]:
     """Each kit grades the same submissions `repeat` times, the kits taking turns; medians."""
@@ -525,7 +524,7 @@ def grade_figures(
             scores[kit.name] = these
             walls[kit.name].append(elapsed)
             cpus[kit.name].append(cpu)
-    figures: dict[str, Any] = {"submissions": count, "floor_ms": round(floor * 1000, 2)}
+    figures: dict[str, Any] = {"submissions": count}
     for kit in kits:
         wall, cpu = statistics.median(walls[kit.name]), statistics.median(cpus[kit.name])
         figures[kit.name] = {
@@ -533,7 +532,6 @@ def grade_figures(
             "per_second": round(count / wall, 1),
             "per_second_each_run": [round(count / one, 1) for one in walls[kit.name]],
             "cpu_ms_per_submission": round(cpu / count * 1000, 1),
-            "ratio_to_floor": round(cpu / count / floor, 2),
         }
     first = scores[kits[0].name]
     figures["scores"] = first
@@ -543,11 +541,9 @@ def grade_figures(
     return figures
 
 
-def cold_figures(
-    counter: CpuCounter, kits: list[KitUnderTest], floors: dict[str, Any], repeat: int
-) -> dict[str, Any]:
+def cold_figures(counter: CpuCounter, kits: list[KitUnderTest], repeat: int) -> dict[str, Any]:
     """One submission graded by the CLI in a new process: wall clock and CPU, medians."""
-    figures: dict[str, Any] = {"floor_ms": round(floors["char_chunk"]["seconds"] * 1000, 2)}
+    figures: dict[str, Any] = {}
     runs: dict[str, list[tuple[float, float]]] = {kit.name: [] for kit in kits}
     for kit in kits:  # once each first: bytecode written, files in the page cache
         grade_once(counter, kit, [kit.root / "solutions" / "char_chunk.py"], 1)
@@ -563,7 +559,6 @@ def cold_figures(
         figures[kit.name] = {
             "seconds": round(wall, 3),
             "cpu_s": round(cpu, 3),
-            "ratio_to_floor": round(cpu / floors["char_chunk"]["seconds"], 1),
         }
     return figures
 
@@ -668,14 +663,13 @@ def main() -> int:
         py = build_class(scratch / "py", per_lesson, False, scratch)
         build_class(scratch / "ipynb", per_lesson, True, scratch)
         looping = build_looping_class(scratch / "looping", per_lesson, scratch)
-        floor = floor_of([path.name for path in py], floors)
         classes = {
             "py": [scratch / "py"],
             "ipynb": [scratch / "ipynb"],
             "looping_py": [scratch / "looping"],
         }
         for key, paths in classes.items():
-            figures[key] = grade_figures(counter, kits, paths, len(py), floor, args.repeat)
+            figures[key] = grade_figures(counter, kits, paths, len(py), args.repeat)
         real = figures["looping_py"]
         slow = [name for name, what in looping.items() if what.startswith("slow:")]
         real["loops"] = sum(what.startswith("loop:") for what in looping.values())
@@ -689,12 +683,12 @@ def main() -> int:
             real["scores"][name] == real["scores"][reference[looping[name].split(":")[1]]]
             for name in slow
         )
-        figures["cold_single"] = cold_figures(counter, kits, floors, 2 * args.repeat + 1)
+        figures["cold_single"] = cold_figures(counter, kits, 2 * args.repeat + 1)
         # The floor again, after the gradings: a load on the machine that stays for
         # minutes slows every run of the floor, and the least of all of them counts.
         floors = least_floors(floors, lesson_floors(counter))
         figures["floors"] = floors
-        refit_ratios(figures, kits, floor_of([path.name for path in py], floors), floors)
+        add_ratios(figures, kits, floor_of([path.name for path in py], floors), floors)
     print_table(figures)
     for key in classes:
         figures[key].pop("scores")
