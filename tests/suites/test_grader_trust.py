@@ -173,7 +173,8 @@ def test_an_empty_answer_is_shown_as_it_is_not_blamed_on_the_length_rule():
     proxy, _ = proxy_for(mistake("chunking_pipeline", "whitespace_text_gives_nothing.py"))
     assert failure_of(test, proxy, "chunking_pipeline") == (
         "Input: ChunkingPipeline(chunk_size=10, overlap=2, min_chunk_size=0)."
-        "chunk_text('            \\n\\n\\n\\n\\n\\n\\n\\n\\n\\t\\t\\t\\t\\t\\t\\t\\t')\n"
+        "chunk_text('            \\n\\n\\n\\n\\n\\n\\n\\n\\n\\t\\t\\t\\t\\t\\t\\t\\t'), "
+        "on a pipeline that had already answered 1 other call\n"
         "Expected: at least 4 chunks of at most 10 characters, each next one starting 2 "
         "characters before the one before ends, to hold all 29 characters\n"
         "Got: []"

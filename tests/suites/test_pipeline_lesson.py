@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import weakref
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,7 @@ from chunklab.suites.checks import RuleBroken
 from chunklab.suites.chunking_pipeline import hidden_cutting
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
 from chunklab.suites.chunking_pipeline.test_hidden import LONG_SETTINGS, reference_chunks
+from chunklab.suites.chunking_pipeline.test_hidden_positions import check_all, every_place
 from chunklab.suites.chunking_pipeline.test_visible import CHUNK_KEYS, keep_all, named
 from chunklab.suites.chunking_pipeline.text_scans import TextScan
 from chunklab.suites.long_texts import long_text
@@ -300,3 +302,83 @@ def test_a_field_of_the_wrong_type_is_named_with_its_article():
     failed = by_name(grade_source(source))["test_visible.py::test_document_chunk_fields"]
     assert failed.outcome == "failed"
     assert "\nExpected: chunk 0's char_start to be an int\nGot: 0.0" in failed.feedback
+
+
+POSITION_CHECKS = (
+    "test_hidden_positions.py::test_whitespace_at_every_place_of_a_window",
+    "test_hidden_positions.py::test_sentence_end_at_every_place_of_a_window",
+    "test_hidden_positions.py::test_no_other_character_ends_a_sentence",
+)
+
+
+class CountingBackend(InProcessBackend):
+    """Counts the calls of each kind (`new`, `method`) that reach the submission."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: dict[str, int] = {}
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        if message["op"] != "load":
+            self.ops[message["op"]] = self.ops.get(message["op"], 0) + 1
+        return super().request(message)
+
+
+def test_a_cut_at_every_place_makes_one_pipeline_for_each_setting():
+    backend = CountingBackend()
+    source = KIT.solution(LESSON).read_text()
+    backend.request({"op": "load", "cells": [{"index": 0, "label": "s.py", "source": source}]})
+    cases = every_place(" ")
+    check_all(SubmissionProxy(backend), cases)
+    settings = {sizes for _, sizes in cases}
+    assert backend.ops == {"new": len(settings), "method": len(cases)}
+    assert len(settings) == 25 and len(cases) == 270
+
+
+@pytest.mark.parametrize(
+    ("mistake", "passing"),
+    [
+        # Each chunk_text call also returns the chunks of the calls before it.
+        ("chunk_text_adds_to_a_kept_list.py", POSITION_CHECKS),
+        # The pipeline made last sets the cutting of every pipeline.
+        ("settings_kept_on_the_class.py", POSITION_CHECKS[2:]),
+    ],
+)
+def test_state_kept_between_calls_is_judged_as_with_a_pipeline_for_each_case(mistake, passing):
+    # Such state is the rule of its own checks (each text chunked on its own, each
+    # pipeline keeping its settings): the cutting checks judge each case alone.
+    outcomes = by_name(grade_file(KIT.root / "solutions/mistakes/chunking_pipeline" / mistake))
+    assert [outcomes[name].outcome for name in passing] == ["passed"] * len(passing)
+
+
+def test_a_cut_that_fails_on_a_shared_pipeline_is_shown_on_a_fresh_one():
+    # Whitespace stripped from the end of every chunk that holds more: the first case of
+    # a setting (the whitespace first) passes, so the shortest failure comes on a
+    # pipeline that has answered a call already.
+    source = overriding(
+        "    def chunk_text(self, text):\n"
+        "        return [c.rstrip() or c for c in super().chunk_text(text)]\n"
+    )
+    outcomes = by_name(grade_source(source))
+    failed = [outcomes[name] for name in POSITION_CHECKS[:2]]
+    assert [o.outcome for o in failed] == ["failed", "failed"]
+    for outcome in failed:
+        assert outcome.feedback.startswith("Input: ChunkingPipeline(chunk_size=")
+        assert "already answered" not in outcome.feedback
+
+
+def test_a_cut_checked_on_a_pipeline_that_answered_before_says_how_many_calls_came_first():
+    backend = InProcessBackend()
+    source = overriding(
+        "    def chunk_text(self, text):\n"
+        "        return [c.rstrip() or c for c in super().chunk_text(text)]\n"
+    )
+    backend.request({"op": "load", "cells": [{"index": 0, "label": "s.py", "source": source}]})
+    pipe = keep_all(SubmissionProxy(backend), 3, 0)
+    check_cuts(pipe, " cccccc")  # whitespace first: nothing to strip
+    with pytest.raises(RuleBroken) as failed:
+        check_cuts(pipe, "c cccccc")
+    assert str(failed.value).startswith(
+        "Input: ChunkingPipeline(chunk_size=3, overlap=0, min_chunk_size=0).chunk_text("
+        "'c cccccc'), on a pipeline that had already answered 1 other call\n"
+    )

@@ -212,3 +212,63 @@ def test_the_first_differing_chunk_of_a_long_answer_is_found_without_a_step_per_
     )
     # Only the whole answers and the one differing chunk, not each chunk in turn.
     assert len(compared) < 10
+
+
+def failing_on(cases: set[int], log: list[str], name: str):
+    """A check that fails on `cases`, noting each case it is given as `name:case`."""
+
+    def check(case: int) -> None:
+        log.append(f"{name}:{case}")
+        if case in cases:
+            raise RuleBroken(f"{name} broke on {case}")
+
+    return check
+
+
+def test_for_all_shows_the_shortest_of_the_first_failures():
+    log: list[str] = []
+    with pytest.raises(RuleBroken, match="^shared broke on 3$"):
+        checks.expect_for_all(
+            [9, 7, 3, 8, 6, 5, 1],
+            failing_on({9, 7, 3, 8, 6, 5, 1}, log, "shared"),
+            size=lambda case: case,
+        )
+    # The first five failures only: 1, shorter, comes after them.
+    assert log == ["shared:9", "shared:7", "shared:3", "shared:8", "shared:6"]
+
+
+def test_a_failure_with_a_shared_object_counts_only_when_the_case_fails_alone_too():
+    log: list[str] = []
+    checks.expect_for_all(
+        [1, 2, 3],
+        failing_on({2, 3}, log, "shared"),
+        alone=failing_on(set(), log, "alone"),
+    )
+    assert log == ["shared:1", "shared:2", "shared:3", "alone:2", "alone:3"]
+
+
+def test_a_case_that_fails_alone_shows_its_failure_alone():
+    log: list[str] = []
+    with pytest.raises(RuleBroken, match="^alone broke on 4$"):
+        checks.expect_for_all(
+            [6, 4, 5],
+            failing_on({6, 4}, log, "shared"),
+            size=lambda case: case,
+            alone=failing_on({4}, log, "alone"),
+        )
+    assert log == ["shared:6", "shared:4", "shared:5", "alone:6", "alone:4"]
+
+
+def test_cases_wait_to_be_checked_alone_until_enough_have_failed():
+    # Checked alone in groups of `enough` (the calls of later cases, sent ahead, keep
+    # their order); the cases stop once `enough` have failed alone.
+    log: list[str] = []
+    with pytest.raises(RuleBroken, match="^alone broke on 3$"):
+        checks.expect_for_all(
+            [1, 2, 3, 4, 5, 6],
+            failing_on({1, 2, 3, 4, 5, 6}, log, "shared"),
+            enough=2,
+            size=lambda case: -case,
+            alone=failing_on({2, 3, 4}, log, "alone"),
+        )
+    assert log == ["shared:1", "shared:2", "alone:1", "alone:2", "shared:3", "alone:3"]

@@ -507,19 +507,45 @@ def expect_for_all(
     *,
     size: Callable[[Any], int] = lambda case: len(repr(case)),
     enough: int = 5,
+    alone: Callable[[Any], None] | None = None,
 ) -> None:
     """Run `check` on every case; report the smallest input among the first failures.
 
     Smaller inputs make clearer feedback, so of the first `enough` cases that
     break the rule, the one with the shortest input is the one shown.
+
+    `alone` checks a case on its own, where `check` shares an object between
+    cases (to make fewer calls): a case `check` fails counts only if it fails
+    alone too, and its failure alone is the one shown. So the outcome is that
+    of every case checked on its own, and a failure that comes from earlier
+    calls (state kept between them) is left to the rule about such state.
     """
     broken: list[tuple[int, RuleBroken]] = []
+    waiting: list[Any] = []  # failed with `check`, to be checked alone
+    on_its_own = alone or check  # without `alone`, no case waits
+
+    def check_waiting() -> None:
+        for case in waiting:
+            try:
+                on_its_own(case)
+            except RuleBroken as failure:
+                broken.append((size(case), failure))
+        waiting.clear()
+
     for case in cases:
         try:
             check(case)
         except RuleBroken as failure:
-            broken.append((size(case), failure))
-            if len(broken) >= enough:
-                break
+            if alone is None:
+                broken.append((size(case), failure))
+            else:
+                waiting.append(case)
+            if len(broken) + len(waiting) >= enough:
+                # Checked alone only now: the calls of later cases, sent ahead, still
+                # answer in the order they were made.
+                check_waiting()
+                if len(broken) >= enough:
+                    break
+    check_waiting()
     if broken:
         raise min(broken, key=lambda pair: pair[0])[1]
