@@ -12,7 +12,7 @@ from chunklab.authoring.build_public_cuts import public_cuts_text
 from chunklab.authoring.bundle import write_bundle
 from chunklab.authoring.validation import AT_MOST, Expectation, Verdict, judge, weak_figures
 from chunklab.contract import CallTimedOut
-from chunklab.kit import SUITES_DIR, find_kit
+from chunklab.kit import SUITES_DIR, find_kit, load_reference
 from chunklab.kit_texts import DIGESTS, LONG_LENGTH, SHORT_LENGTH, digest_of, make_text
 from chunklab.lessons import LESSONS, get_lesson
 from chunklab.sandbox.limits import Limits
@@ -31,6 +31,7 @@ from chunklab.suites.checks import (
     result_of,
     shorten,
 )
+from chunklab.suites.chunking_pipeline import test_hidden as pipeline_hidden
 from chunklab.suites.chunking_pipeline import test_visible as pipeline_visible
 from chunklab.suites.long_texts import (
     LONG_DOCUMENT_RULE,
@@ -291,3 +292,21 @@ def test_the_random_pipeline_texts_all_need_several_chunks():
     assert len(cases) == 40
     for text, (chunk_size, overlap), *_ in cases:
         assert len(text) > chunk_size > overlap >= 0
+
+
+@pytest.mark.parametrize("lesson", LESSON_IDS)
+def test_no_call_is_written_out_for_feedback_while_the_checks_pass(lesson, monkeypatch):
+    # A class makes hundreds of thousands of calls: the text of each one is made only
+    # for a check that fails, never for one that passes.
+    def refused(*args: object, **kwargs: object) -> str:
+        raise AssertionError("a call's text was made for a check that passed")
+
+    monkeypatch.setattr("chunklab.suites.checks.named_call_text", refused)
+    for module in (pipeline_visible, pipeline_hidden):
+        monkeypatch.setattr(module, "plain", refused)  # a returned value written out
+    chosen = get_lesson(lesson)
+    backend = InProcessBackend()
+    source = KIT.solution(chosen).read_text()
+    backend.request({"op": "load", "cells": [{"index": 0, "label": "s.py", "source": source}]})
+    outcomes = run_suite(chosen, SubmissionProxy(backend), reference=load_reference(KIT, chosen))
+    assert [o.name for o in outcomes if o.outcome != "passed"] == []

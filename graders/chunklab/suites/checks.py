@@ -104,6 +104,11 @@ def call_text(fn: Callable[..., Any], args: tuple, kwargs: dict | None = None) -
     return named_call_text(getattr(fn, "__name__", "function"), args, kwargs)
 
 
+def call_given(fn: Callable[..., Any], args: tuple, kwargs: dict | None = None) -> Lazy:
+    """`call_text`, made only if a check fails: a call's text is mostly never shown."""
+    return Lazy(lambda: call_text(fn, args, kwargs))
+
+
 def named_call_text(name: str, args: tuple, kwargs: dict | None = None) -> str:
     """How a call of the function named `name` looks in feedback."""
     shown = [shorten(a, 120) for a in args]
@@ -201,11 +206,11 @@ def memory_limit_mb(fn: Callable[..., Any]) -> int | None:
 def expect_result(fn: Callable[..., Any], args: tuple, expected: Any, **kwargs: Any) -> Any:
     """Call the submission and require exactly `expected` back."""
     actual = result_of(fn, args, **kwargs)
-    expect_same(actual, expected, given=call_text(fn, args, kwargs))
+    expect_same(actual, expected, given=call_given(fn, args, kwargs))
     return actual
 
 
-def expect_same(actual: Any, expected: Any, *, given: str) -> None:
+def expect_same(actual: Any, expected: Any, *, given: str | Lazy) -> None:
     """Require the answer to the call `given` to be exactly `expected`."""
     if same_value(actual, expected):
         return
@@ -491,14 +496,14 @@ def expect_list_of_strings(
 
 def list_of_strings(fn: Callable[..., Any], args: tuple) -> list[str]:
     """The submission's answer to `fn(*args)`, after checking it is a list of strings."""
-    return expect_list_of_strings(result_of(fn, args), given=call_text(fn, args))
+    return expect_list_of_strings(result_of(fn, args), given=call_given(fn, args))
 
 
 def same_as_reference(submission: Any, reference: Any, name: str, calls: list[tuple]) -> None:
     """Each call's answer must be exactly the reference's: for the lessons with one answer."""
     fn = getattr(submission, name)
     for args, actual in answers(submission, name, calls):
-        expect_same(actual, getattr(reference, name)(*args), given=call_text(fn, args))
+        expect_same(actual, getattr(reference, name)(*args), given=call_given(fn, args))
 
 
 def expect_for_all(

@@ -8,12 +8,13 @@ import pytest
 from chunklab.suites.checks import (
     answers,
     building_on,
-    call_text,
+    call_given,
     expect,
     expect_for_all,
     expect_list_of_strings,
     expect_raises,
     expect_result,
+    fail,
     list_of_strings,
     result_of,
     same_as_reference,
@@ -60,25 +61,21 @@ def window_count(length: int, size: int, overlap: int) -> int:
 def check_count_and_lengths(fn, args: tuple, answer) -> list[str]:
     """`answer`, the answer to `fn(*args)`, has the right number of chunks of the right lengths."""
     text, size, overlap = args
-    chunks = expect_list_of_strings(answer, given=call_text(fn, args))
+    given = call_given(fn, args)
+    chunks = expect_list_of_strings(answer, given=given)
     count = window_count(len(text), size, overlap)
-    expect(
-        len(chunks) == count,
-        given=call_text(fn, args),
-        expected=f"{count} chunks",
-        got=chunks,
-    )
-    for k, chunk in enumerate(chunks[:-1]):
-        expect(
-            len(chunk) == size,
-            given=call_text(fn, args),
-            expected=f"chunk {k} to have {size} characters, as every chunk but the last",
-            got=chunk,
+    expect(len(chunks) == count, given=given, expected=f"{count} chunks", got=chunks)
+    short = next((k for k, chunk in enumerate(chunks[:-1]) if len(chunk) != size), None)
+    if short is not None:
+        fail(
+            given=given,
+            expected=f"chunk {short} to have {size} characters, as every chunk but the last",
+            got=chunks[short],
         )
     last = len(text) - (count - 1) * (size - overlap)
     expect(
         not chunks or len(chunks[-1]) == last,
-        given=call_text(fn, args),
+        given=given,
         expected=f"the last chunk to have the {last} characters that are left",
         got=chunks[-1] if chunks else chunks,
     )
@@ -291,16 +288,18 @@ def check_neighbours(fn, call: tuple, answer=None) -> None:
     _, _, overlap = call
     answer = result_of(fn, call) if answer is None else answer
     chunks = counted_chunks(fn, call, answer)
+    if overlap == 0:
+        return
     for k, (this, after) in enumerate(pairwise(chunks)):
-        expect(
-            overlap == 0 or this[-overlap:] == after[:overlap],
-            given=call_text(fn, call),
-            expected=(
-                f"chunk {k + 1} to start with the last {overlap} characters of chunk {k}, "
-                f"{shorten(this[-overlap:], 60)}"
-            ),
-            got=[this, after],
-        )
+        if this[-overlap:] != after[:overlap]:
+            fail(
+                given=call_given(fn, call),
+                expected=(
+                    f"chunk {k + 1} to start with the last {overlap} characters of chunk {k}, "
+                    f"{shorten(this[-overlap:], 60)}"
+                ),
+                got=[this, after],
+            )
 
 
 @pytest.mark.rule(
@@ -320,15 +319,15 @@ def check_rebuilt(fn, call: tuple, answer=None) -> None:
     answer = result_of(fn, call) if answer is None else answer
     chunks = counted_chunks(fn, call, answer)
     rebuilt = chunks[0] + "".join(c[overlap:] for c in chunks[1:])
-    expect(
-        rebuilt == text,
-        given=call_text(fn, call),
-        expected=(
-            f"chunks[0] followed by c[{overlap}:] of every later chunk c to give back "
-            f"the text; your chunks give back {shorten(rebuilt, 80)}"
-        ),
-        got=chunks,
-    )
+    if rebuilt != text:
+        fail(
+            given=call_given(fn, call),
+            expected=(
+                f"chunks[0] followed by c[{overlap}:] of every later chunk c to give back "
+                f"the text; your chunks give back {shorten(rebuilt, 80)}"
+            ),
+            got=chunks,
+        )
 
 
 @pytest.mark.rule(

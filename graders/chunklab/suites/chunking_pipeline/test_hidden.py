@@ -14,7 +14,7 @@ from chunklab.suites.checks import (
     Lazy,
     RuleBroken,
     building_on,
-    call_text,
+    call_given,
     character_difference,
     expect,
     expect_for_all,
@@ -228,14 +228,14 @@ def check_same_settings(submission: Any, given: tuple[int, ...], text: str) -> N
     instance = result_of(submission.ChunkingPipeline, given)
     chunk_text = named(instance.chunk_text, f"ChunkingPipeline({shown}).chunk_text")
     chunks = expect_list_of_strings(
-        result_of(chunk_text, (text,)), given=call_text(chunk_text, (text,))
+        result_of(chunk_text, (text,)), given=call_given(chunk_text, (text,))
     )
     wanted = Pipeline(submission, **written).chunk_text(text)
     if chunks != wanted:
         label = ", ".join(f"{name}={value}" for name, value in written.items())
         lengths = [len(chunk) for chunk in wanted]
         fail(
-            given=call_text(chunk_text, (text,)),
+            given=call_given(chunk_text, (text,)),
             expected=f"the chunks of ChunkingPipeline({label}), of lengths {lengths}",
             got=Described(f"chunks of lengths {[len(chunk) for chunk in chunks]}"),
         )
@@ -348,12 +348,12 @@ def check_cut_from(pipe: Pipeline, doc: dict[str, Any]) -> None:
     texts = [chunk["text"] for chunk in chunks]
     starts = building_on(PIECES_RULE, lambda: cut_starts(body, pipe.overlap, texts, given))
     for k, (chunk, start) in enumerate(zip(chunks, starts, strict=True)):
-        expect(
-            chunk["char_start"] == start,
-            given=given,
-            expected=f"chunk {k}'s char_start to be {start}, where it was cut from",
-            got=chunk["char_start"],
-        )
+        if chunk["char_start"] != start:
+            fail(
+                given=given,
+                expected=f"chunk {k}'s char_start to be {start}, where it was cut from",
+                got=chunk["char_start"],
+            )
 
 
 def cut_from_or_dropping(submission: Any, case: tuple[str, int, int, int]) -> None:
@@ -433,12 +433,12 @@ def check_metadata(pipe: Pipeline, doc: dict[str, Any], wanted: Any) -> None:
     chunks = pipe.process_document(doc)
     expect(chunks != [], given=pipe.given("process_document", doc), expected="chunks", got=[])
     for k, chunk in enumerate(chunks):
-        expect(
-            same_value(chunk["metadata"], wanted),
-            given=pipe.given("process_document", doc),
-            expected=f"chunk {k}'s metadata to be {wanted}",
-            got=plain(chunk["metadata"]),
-        )
+        if not same_value(chunk["metadata"], wanted):
+            fail(
+                given=pipe.given("process_document", doc),
+                expected=f"chunk {k}'s metadata to be {wanted}",
+                got=plain(chunk["metadata"]),
+            )
 
 
 METADATA_TRIES = Tries(
@@ -1016,20 +1016,16 @@ def check_blank_body(pipe: Pipeline, doc: dict[str, Any]) -> None:
         wanted = [
             {"doc_id": doc["id"], "chunk_index": 0, "text": body, "char_start": 0, "metadata": {}}
         ]
-        expect(
-            [{key: chunk[key] for key in CHUNK_KEYS} for chunk in chunks] == wanted,
+        if [{key: chunk[key] for key in CHUNK_KEYS} for chunk in chunks] != wanted:
+            fail(given=given, expected=shorten(wanted), got=plain(chunks))
+        return
+    if len(chunks) < 2 or chunks[0]["char_start"] != 0:
+        fail(
             given=given,
-            expected=shorten(wanted),
+            expected=f"several chunks, the first starting at char_start 0 (the body has "
+            f"{len(body)} characters and chunk_size is {pipe.chunk_size})",
             got=plain(chunks),
         )
-        return
-    expect(
-        len(chunks) > 1 and chunks[0]["char_start"] == 0,
-        given=given,
-        expected=f"several chunks, the first starting at char_start 0 (the body has "
-        f"{len(body)} characters and chunk_size is {pipe.chunk_size})",
-        got=plain(chunks),
-    )
 
 
 @pytest.mark.rule(
@@ -1048,13 +1044,13 @@ def check_id_kept(pipe: Pipeline, doc: dict[str, Any]) -> None:
     chunks = pipe.process_document(doc)
     expect(chunks != [], given=pipe.given("process_document", doc), expected="chunks", got=[])
     for k, chunk in enumerate(chunks):
-        expect(
-            same_value(chunk["doc_id"], doc_id),
-            given=pipe.given("process_document", doc),
-            expected=f"chunk {k}'s doc_id to be {doc_id!r}, the {type(doc_id).__name__} the "
-            "document has",
-            got=chunk["doc_id"],
-        )
+        if not same_value(chunk["doc_id"], doc_id):
+            fail(
+                given=pipe.given("process_document", doc),
+                expected=f"chunk {k}'s doc_id to be {doc_id!r}, the {type(doc_id).__name__} "
+                "the document has",
+                got=chunk["doc_id"],
+            )
 
 
 @pytest.mark.rule(

@@ -607,8 +607,8 @@ def check_document_fields(pipe: Pipeline, doc: dict[str, Any], cuts: list[tuple[
         got=chunks,
     )
     for k, (chunk, wanted) in enumerate(zip(chunks, expected, strict=True)):
-        shown = {key: chunk[key] for key in CHUNK_KEYS}
-        expect(shown == wanted, given=given, expected=f"chunk {k} to be {wanted}", got=plain(chunk))
+        if {key: chunk[key] for key in CHUNK_KEYS} != wanted:
+            fail(given=given, expected=f"chunk {k} to be {wanted}", got=plain(chunk))
 
 
 @pytest.mark.rule("Each chunk's text is body[char_start:char_start + len(text)].")
@@ -631,13 +631,13 @@ def check_char_starts(
         expect_short_texts(chunks, chunk_size, given)
         for k, chunk in enumerate(chunks):
             start, text = chunk["char_start"], chunk["text"]
-            expect(
-                body[start : start + len(text)] == text and start >= 0,
-                given=given,
-                expected=f"chunk {k}'s text to be body[{start}:{start + len(text)}]: "
-                f"{shorten(body[start : start + len(text)], 120)}",
-                got=text,
-            )
+            if body[start : start + len(text)] != text or start < 0:
+                fail(
+                    given=given,
+                    expected=f"chunk {k}'s text to be body[{start}:{start + len(text)}]: "
+                    f"{shorten(body[start : start + len(text)], 120)}",
+                    got=text,
+                )
 
 
 @pytest.mark.rule("A document whose body is missing, None or empty gives an empty list.")
@@ -687,9 +687,9 @@ def check_batch(pipe: Pipeline, docs: list[dict[str, Any]]) -> None:
         got=batch,
     )
     for k, (chunk, wanted) in enumerate(zip(batch, expected, strict=True)):
-        expect(
-            chunk == wanted,
-            given=given,
-            expected=f"chunk {k} of the batch to be {shorten(wanted, 160)}",
-            got=plain(chunk),
-        )
+        if chunk != wanted:
+            fail(
+                given=given,
+                expected=f"chunk {k} of the batch to be {shorten(wanted, 160)}",
+                got=plain(chunk),
+            )

@@ -8,11 +8,12 @@ import pytest
 from chunklab.suites.checks import (
     answers,
     building_on,
-    call_text,
+    call_given,
     expect,
     expect_for_all,
     expect_list_of_strings,
     expect_result,
+    fail,
     list_of_strings,
     result_of,
     same_as_reference,
@@ -39,17 +40,18 @@ COUNT_RULE = (
 def check_count_and_lengths(fn, args: tuple, answer) -> list[str]:
     """`answer`, the answer to `fn(*args)`, has the right number of chunks of the right size."""
     text, size, overlap = args
-    chunks = expect_list_of_strings(answer, given=call_text(fn, args))
+    given = call_given(fn, args)
+    chunks = expect_list_of_strings(answer, given=given)
     words = len(text.split())
     step = size - overlap
     count = 0 if words == 0 else 1 + max(0, -(-(words - size) // step))
-    expect(len(chunks) == count, given=call_text(fn, args), expected=f"{count} chunks", got=chunks)
-    for k, chunk in enumerate(chunks[:-1]):
-        expect(
-            len(chunk.split()) == size,
-            given=call_text(fn, args),
-            expected=f"chunk {k} to hold {size} words, as every chunk but the last",
-            got=chunk,
+    expect(len(chunks) == count, given=given, expected=f"{count} chunks", got=chunks)
+    short = next((k for k, chunk in enumerate(chunks[:-1]) if len(chunk.split()) != size), None)
+    if short is not None:
+        fail(
+            given=given,
+            expected=f"chunk {short} to hold {size} words, as every chunk but the last",
+            got=chunks[short],
         )
     return chunks
 
@@ -329,15 +331,15 @@ def check_neighbours(fn, call: tuple, answer=None) -> None:
     chunks = counted_chunks(fn, call, answer)
     for k, (this, after) in enumerate(pairwise(chunks)):
         shared = this.split()[len(this.split()) - overlap :]
-        expect(
-            after.split()[:overlap] == shared,
-            given=call_text(fn, call),
-            expected=(
-                f"chunk {k + 1} to start with the last {overlap} words of chunk {k}, "
-                f"{shorten(' '.join(shared), 60)}"
-            ),
-            got=[this, after],
-        )
+        if after.split()[:overlap] != shared:
+            fail(
+                given=call_given(fn, call),
+                expected=(
+                    f"chunk {k + 1} to start with the last {overlap} words of chunk {k}, "
+                    f"{shorten(' '.join(shared), 60)}"
+                ),
+                got=[this, after],
+            )
 
 
 # Random inputs, drawn once and kept with the kit (hidden_inputs.json).
