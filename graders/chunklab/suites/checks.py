@@ -9,8 +9,8 @@ repeat it. Values are compared by type as well as by value.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
-from itertools import compress, count
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import compress, count, pairwise
 from operator import ne
 from typing import Any, NoReturn, TypeVar
 
@@ -504,6 +504,29 @@ def same_as_reference(submission: Any, reference: Any, name: str, calls: list[tu
     fn = getattr(submission, name)
     for args, actual in answers(submission, name, calls):
         expect_same(actual, getattr(reference, name)(*args), given=call_given(fn, args))
+
+
+def expect_overlaps_shared(
+    chunks: list[str],
+    overlap: int,
+    given: str | Lazy,
+    *,
+    unit: str,
+    pieces: Callable[[str], Sequence[str]],
+    joined: Callable[[Sequence[str]], str],
+) -> None:
+    """Each chunk after the first starts with the last `overlap` units of the one before:
+    `pieces` cuts a chunk into its units (characters or words), `joined` shows them."""
+    for k, (this, after) in enumerate(pairwise(chunks)):
+        units = pieces(this)
+        shared = units[len(units) - overlap :]
+        if pieces(after)[:overlap] != shared:
+            fail(
+                given=given,
+                expected=f"chunk {k + 1} to start with the last {overlap} {unit} of chunk {k}, "
+                f"{shorten(joined(shared), 60)}",
+                got=[this, after],
+            )
 
 
 def expect_for_all(

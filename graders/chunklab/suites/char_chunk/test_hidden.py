@@ -1,7 +1,6 @@
 """Hidden checks of char_chunk: every public rule again on other inputs, the consequences of
 the rules, edge cases, random texts and a long document."""
 
-from itertools import pairwise
 
 import pytest
 
@@ -12,6 +11,7 @@ from chunklab.suites.checks import (
     expect,
     expect_for_all,
     expect_list_of_strings,
+    expect_overlaps_shared,
     expect_raises,
     expect_result,
     fail,
@@ -288,18 +288,9 @@ def check_neighbours(fn, call: tuple, answer=None) -> None:
     _, _, overlap = call
     answer = result_of(fn, call) if answer is None else answer
     chunks = counted_chunks(fn, call, answer)
-    if overlap == 0:
-        return
-    for k, (this, after) in enumerate(pairwise(chunks)):
-        if this[-overlap:] != after[:overlap]:
-            fail(
-                given=call_given(fn, call),
-                expected=(
-                    f"chunk {k + 1} to start with the last {overlap} characters of chunk {k}, "
-                    f"{shorten(this[-overlap:], 60)}"
-                ),
-                got=[this, after],
-            )
+    expect_overlaps_shared(
+        chunks, overlap, call_given(fn, call), unit="characters", pieces=str, joined=str
+    )
 
 
 @pytest.mark.rule(

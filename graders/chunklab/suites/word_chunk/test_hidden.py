@@ -1,7 +1,6 @@
 """Hidden checks of word_chunk: every public rule again on other inputs, the cases the lesson
 lists, properties, random texts and a long document."""
 
-from itertools import pairwise
 
 import pytest
 
@@ -12,13 +11,13 @@ from chunklab.suites.checks import (
     expect,
     expect_for_all,
     expect_list_of_strings,
+    expect_overlaps_shared,
     expect_result,
     fail,
     list_of_strings,
     result_of,
     same_as_reference,
     send_ahead,
-    shorten,
 )
 from chunklab.suites.kept_inputs import hidden_inputs
 from chunklab.suites.long_texts import (
@@ -329,17 +328,9 @@ def check_neighbours(fn, call: tuple, answer=None) -> None:
     _, _, overlap = call
     answer = result_of(fn, call) if answer is None else answer
     chunks = counted_chunks(fn, call, answer)
-    for k, (this, after) in enumerate(pairwise(chunks)):
-        shared = this.split()[len(this.split()) - overlap :]
-        if after.split()[:overlap] != shared:
-            fail(
-                given=call_given(fn, call),
-                expected=(
-                    f"chunk {k + 1} to start with the last {overlap} words of chunk {k}, "
-                    f"{shorten(' '.join(shared), 60)}"
-                ),
-                got=[this, after],
-            )
+    expect_overlaps_shared(
+        chunks, overlap, call_given(fn, call), unit="words", pieces=str.split, joined=" ".join
+    )
 
 
 # Random inputs, drawn once and kept with the kit (hidden_inputs.json).
