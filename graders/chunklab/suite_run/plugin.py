@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -130,11 +130,44 @@ class GradingPlugin:
     def visible(self, item: pytest.Item) -> bool:
         return mark_value(self.marks_of(item)["visibility"]) == "visible"
 
-    def pytest_runtest_call(self, item: pytest.Item) -> None:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool:
+        """A test's three stages, as pytest runs them, each reported to this plugin alone.
+
+        pytest's own protocol also announces every test and every report to all
+        plugins (for a terminal, a log, a debugger) and names the running test
+        in the environment at each stage. A grading run has none of those, and
+        it runs thousands of tests. Fixtures are set up and torn down through
+        pytest's own hooks, as there.
+        """
+        hook = item.ihook
+        if self._stage(item, "setup", lambda: hook.pytest_runtest_setup(item=item)):
+            self._stage(item, "call", lambda: self._run(item))
+        self._stage(
+            item, "teardown", lambda: hook.pytest_runtest_teardown(item=item, nextitem=nextitem)
+        )
+        if isinstance(item, pytest.Function):
+            item.funcargs = {}  # as pytest does once a test has ended: its fixtures let go
+        return True
+
+    def _stage(
+        self,
+        item: pytest.Item,
+        when: Literal["setup", "call", "teardown"],
+        run: Callable[[], object],
+    ) -> bool:
+        """Run one stage of a test; whether it passed."""
+        call = pytest.CallInfo.from_call(
+            run, when=when, reraise=(pytest.exit.Exception, KeyboardInterrupt)
+        )
+        return self.pytest_runtest_makereport(item, call).passed
+
+    def _run(self, item: pytest.Item) -> None:
         # Each test starts afresh: a time-out in an earlier test is forgotten.
         proxy = self.open_proxies.get(submission_key(item) or "")
         if proxy is not None:
             proxy.begin_test(mark_value(self.marks_of(item)["call_seconds"]))
+        item.runtest()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(
