@@ -382,3 +382,29 @@ def test_a_cut_checked_on_a_pipeline_that_answered_before_says_how_many_calls_ca
         "Input: ChunkingPipeline(chunk_size=3, overlap=0, min_chunk_size=0).chunk_text("
         "'c cccccc'), on a pipeline that had already answered 1 other call\n"
     )
+
+
+def test_a_call_that_ends_the_worker_on_a_shared_pipeline_names_the_calls_before(
+    chunklab, tmp_path
+):
+    # The fifth call on any one pipeline ends the process: the texts of one setting share
+    # a pipeline, and the feedback says how many calls it had answered.
+    source = overriding(
+        "    def chunk_text(self, text):\n"
+        "        self.calls = getattr(self, 'calls', 0) + 1\n"
+        "        if self.calls == 5:\n"
+        "            import os\n"
+        "            os._exit(3)\n"
+        "        return super().chunk_text(text)\n"
+    )
+    path = tmp_path / "chunking_pipeline.py"
+    path.write_text(source)
+    (report,) = chunklab("grade", "--quiet", "--hidden-feedback", "full", path).reports
+    tests = {test["name"]: test for test in report["tests"]}
+    ended = tests[POSITION_CHECKS[0]]
+    assert ended["outcome"] == "error"
+    assert ended["feedback"].startswith(
+        "Input: ChunkingPipeline(chunk_size=3, overlap=0, min_chunk_size=0)"
+        ".chunk_text('cccc cccccc'), on a pipeline that had already answered 4 other calls\n"
+        "Your code ended the process running it"
+    )

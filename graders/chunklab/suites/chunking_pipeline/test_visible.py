@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from chunklab.contract import CallTimedOut
+from chunklab.contract import CallTimedOut, WorkerCrashed
 from chunklab.suites.checks import (
     Lazy,
     building_on,
@@ -52,36 +52,48 @@ PIECES_RULE = (
 
 
 def named(
-    fn: Callable[..., Any], name: str, on_call: Callable[[], None] | None = None
+    fn: Callable[..., Any],
+    name: str,
+    on_call: Callable[[], None] | None = None,
+    history: Callable[[], str] | None = None,
 ) -> Callable[..., Any]:
     """`fn` under a name that feedback shows, such as `ChunkingPipeline(...).chunk_text`.
 
-    `on_call`, when given, is told of every call before it is made.
+    `on_call`, when given, is told of every call before it is made; `history`
+    says what came before a call that did not finish (see `answered_before`).
     """
-    return Named(fn, name, on_call)
+    return Named(fn, name, on_call, history)
 
 
 class Named:
     """A call under the name feedback shows (see `named`); made for nearly every call a
-    pipeline test makes, so it holds three fields and nothing else."""
+    pipeline test makes, so it holds four fields and nothing else."""
 
     def __init__(
-        self, fn: Callable[..., Any], name: str, on_call: Callable[[], None] | None
+        self,
+        fn: Callable[..., Any],
+        name: str,
+        on_call: Callable[[], None] | None,
+        history: Callable[[], str] | None = None,
     ) -> None:
         self.__wrapped__ = fn
         self.__name__ = name
         self.on_call = on_call
+        self.history = history
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.on_call is not None:
             self.on_call()
         try:
             return self.__wrapped__(*args, **kwargs)
-        except CallTimedOut as timeout:
-            # The proxy names the method only; the settings make the call reproducible.
-            _, _, why = str(timeout).partition("\n")
-            kind = type(timeout)  # a runaway in memory stays one
-            raise kind(f"Input: {named_call_text(self.__name__, args, kwargs)}\n{why}") from None
+        except (CallTimedOut, WorkerCrashed) as stopped:
+            # The proxy names the method only; the settings, and the calls the pipeline
+            # answered before, make the call reproducible.
+            _, _, why = str(stopped).partition("\n")
+            before = self.history() if self.history is not None else ""
+            kind = type(stopped)  # a runaway in memory stays one
+            call = named_call_text(self.__name__, args, kwargs)
+            raise kind(f"Input: {call}{before}\n{why}") from None
 
     def __getattr__(self, way: str) -> Any:
         # A call into a worker asked by digest (and timed) keeps the name too.
@@ -89,6 +101,15 @@ class Named:
             ask = getattr(self.__wrapped__, way)
             return lambda *asked: named(ask(*asked), self.__name__)
         raise AttributeError(way)
+
+
+def answered_before(count: int) -> str:
+    """What feedback adds to a call on a pipeline that had answered `count` calls before it:
+    an answer that depends on them is reproducible only when feedback says so."""
+    if not count:
+        return ""
+    calls = "call" if count == 1 else "calls"
+    return f", on a pipeline that had already answered {count} other {calls}"
 
 
 class Described:
@@ -129,7 +150,11 @@ class Pipeline:
         return Pipeline(self.submission, **self.settings)
 
     def method(self, name: str) -> Callable[..., Any]:
-        return named(getattr(self.instance, name), f"{self.label}.{name}", self.count_call)
+        call = getattr(self.instance, name)
+        return named(call, f"{self.label}.{name}", self.count_call, self.history)
+
+    def history(self) -> str:
+        return answered_before(self.calls_before_latest)
 
     def count_call(self) -> None:
         self.calls_before_latest = self.calls
@@ -138,15 +163,9 @@ class Pipeline:
     def given(self, name: str, argument: Any) -> Lazy:
         """The call as feedback names it; made after the call, it says what came before."""
         before = self.calls_before_latest
-
-        def text() -> str:
-            said = f"{self.label}.{name}({shorten(argument, 120)})"
-            if before:
-                calls = "call" if before == 1 else "calls"
-                said += f", on a pipeline that had already answered {before} other {calls}"
-            return said
-
-        return Lazy(text)
+        return Lazy(
+            lambda: f"{self.label}.{name}({shorten(argument, 120)}){answered_before(before)}"
+        )
 
     def chunk_text(self, text: str) -> list[str]:
         chunks = result_of(self.method("chunk_text"), (text,))
