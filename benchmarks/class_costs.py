@@ -4,13 +4,15 @@ Run from the kit's folder, with the kit installed:
 
     python benchmarks/class_costs.py             # the .py class of grading_speed.py
     python benchmarks/class_costs.py --top 12    # more files per lesson
+    python benchmarks/class_costs.py --copies 8  # less noise, more time
 
 It builds the `.py` class of `grading_speed.py` (all finishing) and grades each
-distinct file once alone and once as two copies (`chunklab grade --jobs 1`, a
-process each time, counted by a cgroup as there). The second copy's CPU is
-what the file costs in a class: its own calls, the grader's work on them, its
-worker, with what a grading process keeps between submissions (the answers
-on the long texts found right) already kept. Each lesson's files are then
+distinct file once alone and once with `--copies` more copies of it
+(`chunklab grade --jobs 1`, a process each time, counted by a cgroup as
+there). What a further copy adds is what the file costs in a class: its own
+calls, the grader's work on them, its worker, with what a grading process
+keeps between submissions (the answers on the long texts found right)
+already kept. Each lesson's files are then
 ranked by their share of the lesson's class (that cost times the file's copies
 in the class), and the share of the files whose work grows faster than the
 text (the long-document check finds it so) is summed: they run until the
@@ -42,32 +44,40 @@ def graded(counter: CpuCounter, paths: list[Path], lesson: str) -> tuple[float, 
     return cpu, json.loads(done.stdout.splitlines()[0])
 
 
-def copy_cost(counter: CpuCounter, path: Path, lesson: str, scratch: Path) -> tuple[float, dict]:
-    """CPU seconds a second copy of `path` adds to grading it, and its report."""
-    twin = scratch / "twins" / path.name
-    twin.parent.mkdir(exist_ok=True)
-    twin.write_text(path.read_text())
+def copy_cost(
+    counter: CpuCounter, path: Path, lesson: str, scratch: Path, copies: int
+) -> tuple[float, dict]:
+    """CPU seconds each further copy of `path` adds to grading it, and its report."""
+    twins = []
+    for number in range(copies):
+        twin = scratch / f"copy{number}" / path.name
+        twin.parent.mkdir(exist_ok=True)
+        twin.write_text(path.read_text())
+        twins.append(twin)
     alone, report = graded(counter, [path], lesson)
-    both, _ = graded(counter, [path, twin], lesson)
-    twin.unlink()
-    return max(0.0, both - alone), report
+    together, _ = graded(counter, [path, *twins], lesson)
+    for twin in twins:
+        twin.unlink()
+    return max(0.0, together - alone) / copies, report
 
 
 def grows_too_fast(report: dict) -> bool:
     return any(GROWS_TOO_FAST in test["feedback"] for test in report["tests"])
 
 
-def lesson_costs(counter: CpuCounter, files: list[Path], lesson: str, scratch: Path) -> dict:
-    copies: dict[str, list[Path]] = defaultdict(list)
+def lesson_costs(
+    counter: CpuCounter, files: list[Path], lesson: str, scratch: Path, copies: int
+) -> dict:
+    alike: dict[str, list[Path]] = defaultdict(list)
     for path in files:
-        copies[path.read_text()].append(path)
+        alike[path.read_text()].append(path)
     rows = []
-    for text, paths in copies.items():
-        cpu, report = copy_cost(counter, paths[0], lesson, scratch)
+    for text, paths in alike.items():
+        cpu, report = copy_cost(counter, paths[0], lesson, scratch, copies)
         rows.append(
             {
                 "file": paths[0].name,
-                "what": text.splitlines()[0].lstrip("#\" ").strip()[:90],
+                "what": text.splitlines()[0].lstrip('#" ').strip()[:90],
                 "ms": round(1000 * cpu, 1),
                 "copies": len(paths),
                 "grows_too_fast": grows_too_fast(report),
@@ -90,6 +100,7 @@ def lesson_costs(counter: CpuCounter, files: list[Path], lesson: str, scratch: P
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--top", type=int, default=6, help="files shown per lesson")
+    parser.add_argument("--copies", type=int, default=4, help="further copies graded of each")
     args = parser.parse_args()
     counter = CpuCounter()
     with tempfile.TemporaryDirectory(prefix="chunklab-costs-") as name:
@@ -97,7 +108,7 @@ def main() -> int:
         files = build_class(scratch / "py", 100, False, scratch)
         figures = {
             lesson: lesson_costs(
-                counter, [f for f in files if f.stem.endswith(lesson)], lesson, scratch
+                counter, [f for f in files if f.stem.endswith(lesson)], lesson, scratch, args.copies
             )
             for lesson in LESSONS
         }
