@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from chunklab.contract import CallTimedOut, known_answer
+from chunklab.contract import MOST_PLAIN_DEPTH, CallTimedOut, is_plain, known_answer
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker import WorkerProcess
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
@@ -389,3 +389,44 @@ def test_a_known_answer_that_is_not_plain_data_is_passed_over(sandboxed):
     stand_in = [NotPlainData("tuple", "('a',)")]
     value, _ = submission.chunk.measuring(["x"], also=[stand_in, right])(TEXT, 10, 2)
     assert value is right
+
+
+def nested(depth: int) -> list:
+    """A list holding a list ... `depth` levels below the outermost one."""
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+class Text(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        ([{"text": "a", "char_start": 0, "metadata": {"k": [1, 2.5, None, True]}}], True),
+        ("a", True),
+        (nested(MOST_PLAIN_DEPTH - 1), True),
+        (nested(MOST_PLAIN_DEPTH), False),
+        ([("a",)], False),
+        ([b"a"], False),
+        ([Text("a")], False),
+        ({"a": float("nan")}, False),
+        ([1, float("inf")], False),
+        ({1: "a"}, False),
+        ([{"a": 1}, {Text("b"): 2}], False),
+        ({1.5, 2.5}, False),
+    ],
+)
+def test_plain_data_is_told_by_exact_types_finite_floats_str_keys_and_depth(value, plain):
+    # What the grader makes a digest of: only what a worker's JSON could carry exactly.
+    assert is_plain(value) is plain
+
+
+def test_a_value_holding_the_same_list_many_times_over_is_not_plain_data():
+    shared: list = ["a"]
+    for _ in range(40):
+        shared = [shared, shared]  # 2**40 paths through 41 lists
+    assert is_plain(shared) is False
