@@ -36,7 +36,8 @@ def check_all(submission: Any, cases: list[tuple[str, tuple[int, int]]], **optio
     The cases of one setting share a pipeline: most of them are a few characters
     long, and making a pipeline is a call of its own. A case that fails on the
     shared pipeline is checked again on a fresh one, which decides (see
-    `expect_for_all`): the outcome is that of a pipeline for each case.
+    `expect_for_all`), so state kept between calls is left to the checks of
+    that rule. A call that does not finish or ends the worker fails the check.
     """
     with submission.ahead() as later:
         made: dict[tuple[int, int], Any] = {}
