@@ -22,13 +22,19 @@ from chunklab.suite_run.in_process import InProcessBackend
 from chunklab.suite_run.pytest_run import run_suite
 from chunklab.suite_run.submission_proxy import SubmissionProxy
 from chunklab.suites.checks import RuleBroken
-from chunklab.suites.chunking_pipeline import hidden_cutting
+from chunklab.suites.chunking_pipeline import (
+    hidden_cutting,
+    test_hidden,
+    test_hidden_positions,
+    test_visible,
+)
 from chunklab.suites.chunking_pipeline.hidden_cutting import check_cuts
 from chunklab.suites.chunking_pipeline.test_hidden import LONG_SETTINGS, reference_chunks
 from chunklab.suites.chunking_pipeline.test_hidden_positions import check_all, every_place
 from chunklab.suites.chunking_pipeline.test_visible import CHUNK_KEYS, keep_all, named
 from chunklab.suites.chunking_pipeline.text_scans import TextScan
 from chunklab.suites.long_texts import long_text
+from tests.suites.sent_calls import calls_sent
 
 LESSON = get_lesson("chunking_pipeline")
 KIT = find_kit()
@@ -254,8 +260,7 @@ def test_a_named_call_that_times_out_names_its_input():
     with pytest.raises(CallTimedOut) as timed_out:
         named(chunk_text, "ChunkingPipeline(chunk_size=5).chunk_text")("abc")
     assert str(timed_out.value) == (
-        "Input: ChunkingPipeline(chunk_size=5).chunk_text('abc')\n"
-        "Your code did not finish in time."
+        "Input: ChunkingPipeline(chunk_size=5).chunk_text('abc')\nYour code did not finish in time."
     )
 
 
@@ -408,3 +413,38 @@ def test_a_call_that_ends_the_worker_on_a_shared_pipeline_names_the_calls_before
         ".chunk_text('cccc cccccc'), on a pipeline that had already answered 4 other calls\n"
         "Your code ended the process running it"
     )
+
+
+# Checks of chunk_text on several settings: the pipelines they make and the calls they
+# make of them go to the submission together. The last check sends the pipelines of
+# its second step ahead once the first step's answer is known.
+CHECKS_SENT_AHEAD = [
+    (test_hidden.test_defaults, 0, 16),
+    (test_hidden.test_every_mark_and_whitespace_ends_sentences, 0, 4),
+    (test_hidden.test_mark_needs_whitespace_in_window, 0, 4),
+    (test_hidden.test_any_whitespace_separates_words, 0, 8),
+    (test_hidden.test_never_stalls, 0, 8),
+    (test_hidden.test_invisible_characters_stay, 0, 8),
+    (test_hidden.test_text_that_fits_other_texts, 0, 6),
+    (test_hidden.test_chunks_are_overlapping_pieces_other_texts, 0, 10),
+    (test_hidden.test_no_chunk_longer_other_texts, 0, 10),
+    (test_hidden.test_ends_at_last_sentence_end_other_texts, 0, 8),
+    (test_hidden.test_ends_at_last_whitespace_other_texts, 0, 6),
+    (test_hidden.test_sentence_ends_next_to_other_punctuation, 0, 14),
+    (test_hidden.test_window_edges_count, 0, 10),
+    (test_hidden_positions.test_empty_text_gives_no_chunks, 0, 8),
+    (test_visible.test_chunks_are_overlapping_pieces, 0, 6),
+    (test_visible.test_no_chunk_longer_than_chunk_size, 0, 6),
+    (test_visible.test_ends_at_last_sentence_end, 0, 6),
+    (test_visible.test_ends_at_last_whitespace, 0, 6),
+    (test_visible.test_short_chunks_dropped, 2, 6),
+]
+
+
+@pytest.mark.parametrize(
+    ("check", "alone", "together"),
+    CHECKS_SENT_AHEAD,
+    ids=[check.__name__ for check, _, _ in CHECKS_SENT_AHEAD],
+)
+def test_checks_on_several_settings_send_their_calls_ahead(check, alone, together):
+    assert calls_sent(check, KIT.solution(LESSON)) == (alone, together)

@@ -19,6 +19,7 @@ import pytest
 from chunklab.suite_run.in_process import InProcessBackend
 from chunklab.suite_run.submission_proxy import SubmissionProxy
 from chunklab.suites.checks import TRY_PREFIX, RuleBroken
+from tests.suites.sent_calls import calls_sent
 
 # The grader suites' own markers (rule, points, visibility) are registered by the
 # grading plugin, not in this test session.
@@ -221,3 +222,33 @@ def test_every_variant_says_on_its_first_line_what_it_is(lesson, kind):
         first = path.read_text().splitlines()[0]
         assert first.startswith(label) and len(first) > len(label), path.name
         assert callable(getattr(load_module(path), LESSONS[lesson], None)), path.name
+
+
+# Hidden checks of several fixed inputs: their calls go to the submission together.
+CHECKS_SENT_AHEAD = [
+    ("char_chunk", "test_whitespace_and_accents_are_ordinary_characters", 8),
+    ("char_chunk", "test_one_chunk_with_other_texts", 5),
+    ("char_chunk", "test_invalid_settings_raise_even_for_an_empty_text", 4),
+    ("char_chunk", "test_invalid_settings_raise_even_for_a_short_text", 3),
+    ("char_chunk", "test_empty_text_with_other_settings", 3),
+    ("char_chunk", "test_smallest_size_and_largest_overlap", 3),
+    ("word_chunk", "test_no_words_with_other_settings", 3),
+    ("word_chunk", "test_unicode_whitespace_separates_words", 2),
+    ("word_chunk", "test_returns_a_list_of_strings_on_other_inputs", 2),
+    ("word_chunk", "test_one_chunk_holds_everything", 2),
+    ("word_chunk", "test_fewer_words_than_size", 2),
+    ("word_chunk", "test_punctuation_and_capital_letters_are_kept", 3),
+    ("word_chunk", "test_the_same_word_repeated_many_times", 2),
+    ("word_chunk", "test_a_tab_between_words", 2),
+]
+
+
+@pytest.mark.parametrize(
+    ("lesson", "name", "calls"), CHECKS_SENT_AHEAD, ids=[name for _, name, _ in CHECKS_SENT_AHEAD]
+)
+def test_checks_of_several_inputs_send_their_calls_ahead(lesson, name, calls):
+    check = grader_tests(lesson, "hidden")[name]
+    solution = ROOT / "solutions" / f"{lesson}.py"
+    wanted = inspect.signature(check).parameters
+    reference = (load_module(solution),) if "reference" in wanted else ()
+    assert calls_sent(check, solution, *reference) == (0, calls)

@@ -499,6 +499,16 @@ def list_of_strings(fn: Callable[..., Any], args: tuple) -> list[str]:
     return expect_list_of_strings(result_of(fn, args), given=call_given(fn, args))
 
 
+def expect_results(submission: Any, name: str, cases: Sequence[tuple[tuple, Any]]) -> None:
+    """Each call `name(*args)` of `cases` must return exactly its expected answer, in
+    turn; the calls are sent ahead together (see `send_ahead`)."""
+    fn = getattr(submission, name)
+    for args, (_, expected) in zip(
+        send_ahead(submission, name, [args for args, _ in cases]), cases, strict=True
+    ):
+        expect_result(fn, args, expected)
+
+
 def same_as_reference(submission: Any, reference: Any, name: str, calls: list[tuple]) -> None:
     """Each call's answer must be exactly the reference's: for the lessons with one answer."""
     fn = getattr(submission, name)

@@ -1,7 +1,6 @@
 """Hidden checks of char_chunk: every public rule again on other inputs, the consequences of
 the rules, edge cases, random texts and a long document."""
 
-
 import pytest
 
 from chunklab.suites.checks import (
@@ -14,6 +13,7 @@ from chunklab.suites.checks import (
     expect_overlaps_shared,
     expect_raises,
     expect_result,
+    expect_results,
     fail,
     list_of_strings,
     result_of,
@@ -187,7 +187,7 @@ def test_last_chunk_holds_what_is_left_on_other_texts(submission, reference):
 @pytest.mark.points(1)
 def test_empty_text_with_other_settings(submission, reference):
     with trying_windows(submission, reference, lambda call: call[0] == ""):
-        for args in [("", 1, 0), ("", 9, 8), ("", 100, 10)]:
+        for args in send_ahead(submission, "chunk", [("", 1, 0), ("", 9, 8), ("", 100, 10)]):
             expect_result(submission.chunk, args, [])
 
 
@@ -196,7 +196,7 @@ def test_empty_text_with_other_settings(submission, reference):
 def test_one_chunk_with_other_texts(submission, reference):
     with trying_windows(submission, reference, lambda c: 0 < len(c[0]) <= c[1]):
         cases = [("a", 1, 0), (" \t\n", 3, 1), ("abc", 7, 0), ("é🙂", 2, 1), ("hi", 6, 4)]
-        for text, size, overlap in cases:
+        for text, size, overlap in send_ahead(submission, "chunk", cases):
             expect_result(submission.chunk, (text, size, overlap), [text])
 
 
@@ -328,9 +328,12 @@ def check_rebuilt(fn, call: tuple, answer=None) -> None:
 @pytest.mark.points(1)
 def test_smallest_size_and_largest_overlap(submission, reference):
     with trying_windows(submission, reference, lambda c: c[1] == 1 or c[2] == c[1] - 1):
-        expect_result(submission.chunk, ("abc", 1, 0), ["a", "b", "c"])
-        expect_result(submission.chunk, ("abcde", 3, 2), ["abc", "bcd", "cde"])
-        expect_result(submission.chunk, ("x", 1, 0), ["x"])
+        cases = [
+            (("abc", 1, 0), ["a", "b", "c"]),
+            (("abcde", 3, 2), ["abc", "bcd", "cde"]),
+            (("x", 1, 0), ["x"]),
+        ]
+        expect_results(submission, "chunk", cases)
 
 
 @pytest.mark.rule(
@@ -342,45 +345,36 @@ def test_smallest_size_and_largest_overlap(submission, reference):
 @pytest.mark.points(2)
 def test_whitespace_and_accents_are_ordinary_characters(submission, reference):
     with trying_windows(submission, reference, special_characters):
-        expect_result(submission.chunk, ("  ab  cd  ", 4, 1), ["  ab", "b  c", "cd  "])
-        expect_result(
-            submission.chunk, ("héllo\nwörld ✓", 5, 2), ["héllo", "lo\nwö", "wörld", "ld ✓"]
-        )
-        expect_result(submission.chunk, ("a\tb\r\nc\rd", 3, 1), ["a\tb", "b\r\n", "\nc\r", "\rd"])
-        expect_result(
-            submission.chunk, ("x\x85y\u2028z\u3000w", 2, 0), ["x\x85", "y\u2028", "z\u3000", "w"]
-        )
-        # Text that Unicode normalisation would change: an accent written as a combining
-        # character of its own after its letter, ligatures, full-width forms, the Angstrom
-        # and Ohm signs, Korean written as separate jamo. Each character counts as it is.
-        expect_result(
-            submission.chunk, ("Cafe\u0301 au lait", 5, 1), ["Cafe\u0301", "\u0301 au ", " lait"]
-        )
-        expect_result(
-            submission.chunk,
-            ("\ufb01ne \ufb02ow \uff21\uff11", 3, 1),
-            ["\ufb01ne", "e \ufb02", "\ufb02ow", "w \uff21", "\uff21\uff11"],
-        )
-        expect_result(
-            submission.chunk,
-            ("\u212b\u2126 \u212a\u1100\u1161", 2, 0),
-            ["\u212b\u2126", " \u212a", "\u1100\u1161"],
-        )
-        # Invisible characters: a byte order mark, a zero-width space and joiner, a soft hyphen.
-        expect_result(
-            submission.chunk,
-            ("\ufeffab\u200bcd\u200d\u00ad", 2, 0),
-            ["\ufeffa", "b\u200b", "cd", "\u200d\u00ad"],
-        )
+        cases = [
+            (("  ab  cd  ", 4, 1), ["  ab", "b  c", "cd  "]),
+            (("héllo\nwörld ✓", 5, 2), ["héllo", "lo\nwö", "wörld", "ld ✓"]),
+            (("a\tb\r\nc\rd", 3, 1), ["a\tb", "b\r\n", "\nc\r", "\rd"]),
+            (("x\x85y\u2028z\u3000w", 2, 0), ["x\x85", "y\u2028", "z\u3000", "w"]),
+            # Text that Unicode normalisation would change: an accent written as a combining
+            # character of its own after its letter, ligatures, full-width forms, the Angstrom
+            # and Ohm signs, Korean written as separate jamo. Each character counts as it is.
+            (("Cafe\u0301 au lait", 5, 1), ["Cafe\u0301", "\u0301 au ", " lait"]),
+            (
+                ("\ufb01ne \ufb02ow \uff21\uff11", 3, 1),
+                ["\ufb01ne", "e \ufb02", "\ufb02ow", "w \uff21", "\uff21\uff11"],
+            ),
+            (
+                ("\u212b\u2126 \u212a\u1100\u1161", 2, 0),
+                ["\u212b\u2126", " \u212a", "\u1100\u1161"],
+            ),
+            # Invisible characters: a byte order mark, a zero-width space and joiner, a soft
+            # hyphen.
+            (("\ufeffab\u200bcd\u200d\u00ad", 2, 0), ["\ufeffa", "b\u200b", "cd", "\u200d\u00ad"]),
+        ]
+        expect_results(submission, "chunk", cases)
 
 
 @pytest.mark.rule("Invalid settings raise ValueError even when the text is shorter than size.")
 @pytest.mark.points(1)
 def test_invalid_settings_raise_even_for_a_short_text(submission):
     with trying_invalid(submission, lambda c: c[0] != "" and (c[1] <= 0 or len(c[0]) < c[1])):
-        expect_raises(submission.chunk, ("ab", 5, 5), ValueError)
-        expect_raises(submission.chunk, ("ab", 5, -1), ValueError)
-        expect_raises(submission.chunk, ("a", 0, 0), ValueError)
+        for args in send_ahead(submission, "chunk", [("ab", 5, 5), ("ab", 5, -1), ("a", 0, 0)]):
+            expect_raises(submission.chunk, args, ValueError)
 
 
 @pytest.mark.rule(
@@ -390,7 +384,8 @@ def test_invalid_settings_raise_even_for_a_short_text(submission):
 @pytest.mark.points(1)
 def test_invalid_settings_raise_even_for_an_empty_text(submission):
     with trying_invalid(submission, lambda call: call[0] == ""):
-        for args in [("", 0, 0), ("", 3, -1), ("", 3, 3), ("", -4, 1)]:
+        calls = [("", 0, 0), ("", 3, -1), ("", 3, 3), ("", -4, 1)]
+        for args in send_ahead(submission, "chunk", calls):
             expect_raises(submission.chunk, args, ValueError)
 
 

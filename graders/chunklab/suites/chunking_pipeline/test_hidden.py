@@ -43,6 +43,7 @@ from chunklab.suites.chunking_pipeline.test_visible import (
     check_lengths,
     check_no_chunks,
     cut_starts,
+    cuts_ahead,
     document_chunks,
     expect_chunk_dicts,
     expect_chunks,
@@ -211,19 +212,31 @@ def test_defaults(submission):
         # Each pipeline is judged against the same submission's pipeline with the settings
         # written out, so only where the defaults and the order of the settings go counts:
         # how the chunks are cut is the cutting rules' to judge.
-        check_same_settings(submission, (12, 3, 5), "a" * 30)
-        for text in ("a" * 1200, "b" * 99, "b" * 100):
-            check_same_settings(submission, (), text)
+        cases = [
+            ((12, 3, 5), "a" * 30),
+            *(((), text) for text in ("a" * 1200, "b" * 99, "b" * 100)),
+        ]
+        with submission.ahead() as later:  # the calls of check_same_settings, sent together
+            for given, text in cases:
+                later.ChunkingPipeline(*given).chunk_text(text)
+                later.ChunkingPipeline(**written_out(given)).chunk_text(text)
+        for given, text in cases:
+            check_same_settings(submission, given, text)
 
 
 DEFAULT_SETTINGS = {"chunk_size": 500, "overlap": 50, "min_chunk_size": 100}
 
 
+def written_out(given: tuple[int, ...]) -> dict[str, int]:
+    """Every setting by name: those `given` by position in the order of the rule, the
+    others at their defaults."""
+    return {**DEFAULT_SETTINGS, **dict(zip(DEFAULT_SETTINGS, given, strict=False))}
+
+
 def check_same_settings(submission: Any, given: tuple[int, ...], text: str) -> None:
     """ChunkingPipeline(*given) cuts `text` as the pipeline with every setting named does:
     those given by position in the order of the rule, the others at their defaults."""
-    names = list(DEFAULT_SETTINGS)
-    written = {**DEFAULT_SETTINGS, **dict(zip(names, given, strict=False))}
+    written = written_out(given)
     shown = ", ".join(map(str, given))
     instance = result_of(submission.ChunkingPipeline, given)
     chunk_text = named(instance.chunk_text, f"ChunkingPipeline({shown}).chunk_text")
@@ -255,7 +268,7 @@ def test_every_mark_and_whitespace_ends_sentences(submission):
             "Wait! Are you really sure about that?\tYes, I am completely sure!\nThen go right "
             "ahead and do it?\u00a0Fine, I will go now and see them all! Really?\r\nYes, really!"
         )
-        for chunk_size, overlap in ((30, 6), (45, 10)):
+        for chunk_size, overlap, _ in cuts_ahead(submission, [(30, 6, text), (45, 10, text)]):
             check_cuts(keep_all(submission, chunk_size, overlap), text, any_whitespace=True)
 
 
@@ -267,9 +280,9 @@ def test_every_mark_and_whitespace_ends_sentences(submission):
 def test_mark_needs_whitespace_in_window(submission):
     with SENTENCE_TRIES.offered(submission, several_chunks):
         numbers = "Pi is about 3.14159 and e is about 2.71828 while tau is 6.28318 or so"
-        check_cuts(keep_all(submission, 24, 4), numbers, any_whitespace=True)
         edge = "aaa bbb ccc dd. eee fff ggg hhh iii"
-        check_cuts(keep_all(submission, 15, 3), edge, any_whitespace=True)
+        for chunk_size, overlap, text in cuts_ahead(submission, [(24, 4, numbers), (15, 3, edge)]):
+            check_cuts(keep_all(submission, chunk_size, overlap), text, any_whitespace=True)
 
 
 @pytest.mark.rule(
@@ -279,14 +292,13 @@ def test_mark_needs_whitespace_in_window(submission):
 @pytest.mark.points(1)
 def test_any_whitespace_separates_words(submission):
     with CUT_TRIES.offered(submission, ends_by("word")):
-        text = "alpha\tbeta\ngamma\u00a0delta\u2003epsilon\tzeta\neta\u00a0theta\u2003iota\tkappa"
-        for chunk_size, overlap in ((14, 3), (20, 0)):
-            check_cuts(keep_all(submission, chunk_size, overlap), text)
+        common = "alpha\tbeta\ngamma\u00a0delta\u2003epsilon\tzeta\neta\u00a0theta\u2003iota\tkappa"
         # The rarer characters str.isspace accepts: separators of files, groups, records and
         # units, the next-line character, the line and paragraph separators.
         rare = "one\x1ctwo\x1dthree\x1efour\x1ffive\x85six\u2028seven\u2029eight\x0bnine"
-        for chunk_size, overlap in ((9, 2), (12, 0)):
-            check_cuts(keep_all(submission, chunk_size, overlap), rare)
+        cases = [(14, 3, common), (20, 0, common), (9, 2, rare), (12, 0, rare)]
+        for chunk_size, overlap, text in cuts_ahead(submission, cases):
+            check_cuts(keep_all(submission, chunk_size, overlap), text)
 
 
 @pytest.mark.rule(
@@ -305,7 +317,7 @@ def test_never_stalls(submission):
             (6, 4, "A. B. C. D. E. F. G. H. I. J."),
             (10, 9, STORY),
         )
-        for chunk_size, overlap, text in cases:
+        for chunk_size, overlap, text in cuts_ahead(submission, cases):
             check_cuts(keep_all(submission, chunk_size, overlap), text, any_whitespace=True)
 
 
@@ -664,13 +676,21 @@ INVISIBLE = (
 @pytest.mark.points(1)
 def test_invisible_characters_stay(submission):
     with INVISIBLE_TRIES.offered(submission):
-        for chunk_size, overlap in ((20, 4), (33, 0), (45, 9)):
+        # The last pipeline has settings of its own: the document's chunks are judged apart
+        # from chunk_text's.
+        doc = {"id": "cafe", "title": "Caf\u00e9", "body": INVISIBLE}
+        cases = [(20, 4, INVISIBLE), (33, 0, INVISIBLE), (45, 9, INVISIBLE)]
+        with submission.ahead() as later:  # the calls below, sent together
+            for chunk_size, overlap, text in cases:
+                later.ChunkingPipeline(
+                    chunk_size=chunk_size, overlap=overlap, min_chunk_size=0
+                ).chunk_text(text)
+            later.ChunkingPipeline(chunk_size=37, overlap=6, min_chunk_size=0).process_document(doc)
+        for chunk_size, overlap, _ in cases:
             pipe = keep_all(submission, chunk_size, overlap)
             chunks = pipe.chunk_text(INVISIBLE)
             expect_pieces(INVISIBLE, chunks, pipe.given("chunk_text", INVISIBLE))
-        # Settings of its own: the document's chunks are judged apart from chunk_text's.
         pipe = keep_all(submission, 37, 6)
-        doc = {"id": "cafe", "title": "Caf\u00e9", "body": INVISIBLE}
         chunks = pipe.process_document(doc)
         given = pipe.given("process_document", doc)
         expect_pieces(INVISIBLE, [chunk["text"] for chunk in chunks], given)
@@ -826,11 +846,8 @@ def test_overlap_must_be_smaller_other_settings(submission):
 @pytest.mark.points(1)
 def test_text_that_fits_other_texts(submission):
     with FITS_TRIES.offered(submission):
-        for chunk_size, overlap, text in (
-            (12, 3, "Hello world."),
-            (3, 0, " \t "),
-            (15, 14, "Wait. Go! Ok?"),
-        ):
+        cases = [(12, 3, "Hello world."), (3, 0, " \t "), (15, 14, "Wait. Go! Ok?")]
+        for chunk_size, overlap, text in cuts_ahead(submission, cases):
             expect_chunks(keep_all(submission, chunk_size, overlap), text, [text])
 
 
@@ -842,12 +859,11 @@ def test_text_that_fits_other_texts(submission):
 @pytest.mark.points(1)
 def test_chunks_are_overlapping_pieces_other_texts(submission):
     with PIECES_TRIES.offered(submission, several_chunks):
-        for chunk_size, overlap in ((45, 10), (20, 19), (8, 2)):
-            basic_cuts(keep_all(submission, chunk_size, overlap), MIXED)
-        # Runs of whitespace after sentence marks: wherever a chunk ends in such a run, the
-        # next one starts overlap characters before that end.
-        for chunk_size, overlap in ((14, 3), (11, 2)):
-            basic_cuts(keep_all(submission, chunk_size, overlap), RUNS)
+        # RUNS: runs of whitespace after sentence marks; wherever a chunk ends in such a run,
+        # the next one starts overlap characters before that end.
+        cases = [(45, 10, MIXED), (20, 19, MIXED), (8, 2, MIXED), (14, 3, RUNS), (11, 2, RUNS)]
+        for chunk_size, overlap, text in cuts_ahead(submission, cases):
+            basic_cuts(keep_all(submission, chunk_size, overlap), text)
 
 
 @pytest.mark.rule(
@@ -858,13 +874,8 @@ def test_chunks_are_overlapping_pieces_other_texts(submission):
 def test_no_chunk_longer_other_texts(submission):
     with LENGTH_TRIES.offered(submission, several_chunks):
         # RUNS: a chunk that ends in a run of whitespace after a mark stops where its window does.
-        for chunk_size, overlap, text in (
-            (30, 7, MIXED),
-            (9, 8, "x" * 100),
-            (2, 1, "a b. c"),
-            (14, 3, RUNS),
-            (11, 2, RUNS),
-        ):
+        cases = [(30, 7, MIXED), (9, 8, "x" * 100), (2, 1, "a b. c"), (14, 3, RUNS), (11, 2, RUNS)]
+        for chunk_size, overlap, text in cuts_ahead(submission, cases):
             pipe = keep_all(submission, chunk_size, overlap)
             check_lengths(pipe, text, pipe.chunk_text(text), pipe.given("chunk_text", text))
 
@@ -882,7 +893,8 @@ SENTENCES = (
 @pytest.mark.points(2)
 def test_ends_at_last_sentence_end_other_texts(submission):
     with SENTENCE_TRIES.offered(submission, ends_by("sentence")):
-        for chunk_size, overlap in ((45, 9), (70, 20), (28, 0), (33, 3)):
+        settings = ((45, 9), (70, 20), (28, 0), (33, 3))
+        for chunk_size, overlap, _ in cuts_ahead(submission, [(*s, SENTENCES) for s in settings]):
             check_cuts(keep_all(submission, chunk_size, overlap), SENTENCES, any_whitespace=True)
 
 
@@ -894,7 +906,8 @@ def test_ends_at_last_sentence_end_other_texts(submission):
 def test_ends_at_last_whitespace_other_texts(submission):
     with CUT_TRIES.offered(submission, whitespace_only):
         text = "pack my box with five dozen liquor jugs\tand then\nsome more  words   after that"
-        for chunk_size, overlap in ((18, 4), (11, 0), (25, 12)):
+        settings = ((18, 4), (11, 0), (25, 12))
+        for chunk_size, overlap, _ in cuts_ahead(submission, [(*s, text) for s in settings]):
             check_cuts(keep_all(submission, chunk_size, overlap), text)
 
 
@@ -981,16 +994,18 @@ def test_sentence_ends_next_to_other_punctuation(submission):
             'He left. She said "stop." Then she waited (for a while.) and Mr. Smith came in; '
             "he sat down: quiet. Nobody spoke?' Later!) they went home; the end"
         )
-        for chunk_size, overlap in ((30, 5), (40, 0), (25, 3), (55, 10)):
-            check_cuts(keep_all(submission, chunk_size, overlap), text, any_whitespace=True)
         # Marks of other scripts and the ellipsis character look like sentence ends but
         # are not among the three: each comes after a real sentence end in its window.
         others = (
             "We stop here. Then wait\u2026 and go on\u3002 more. Still more to come\uff01 and "
             "more words. Are they\uff1f yes! And then the rest\u203c goes on. To the end\u2026 ok"
         )
-        for chunk_size, overlap in ((30, 5), (40, 0), (24, 2)):
-            check_cuts(keep_all(submission, chunk_size, overlap), others, any_whitespace=True)
+        cases = [
+            *((*settings, text) for settings in ((30, 5), (40, 0), (25, 3), (55, 10))),
+            *((*settings, others) for settings in ((30, 5), (40, 0), (24, 2))),
+        ]
+        for chunk_size, overlap, cut in cuts_ahead(submission, cases):
+            check_cuts(keep_all(submission, chunk_size, overlap), cut, any_whitespace=True)
 
 
 @pytest.mark.rule(
@@ -1071,7 +1086,7 @@ def test_window_edges_count(submission):
             (10, 0, "abcdefghij. klm nopqrstuvw"),
             (10, 1, "abcdefghi. klm nopqrstuvw xyz"),
         )
-        for chunk_size, overlap, text in cases:
+        for chunk_size, overlap, text in cuts_ahead(submission, cases):
             check_cuts(keep_all(submission, chunk_size, overlap), text)
 
 
