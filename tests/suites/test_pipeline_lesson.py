@@ -415,9 +415,9 @@ def test_a_call_that_ends_the_worker_on_a_shared_pipeline_names_the_calls_before
     )
 
 
-# Checks of chunk_text on several settings: the pipelines they make and the calls they
-# make of them go to the submission together. The last check sends the pipelines of
-# its second step ahead once the first step's answer is known.
+# Checks of several settings or inputs: the pipelines they make and the calls they make
+# of them go to the submission together. test_short_chunks_dropped sends the pipelines
+# of its second step ahead once the first step's answer is known.
 CHECKS_SENT_AHEAD = [
     (test_hidden.test_defaults, 0, 16),
     (test_hidden.test_every_mark_and_whitespace_ends_sentences, 0, 4),
@@ -438,6 +438,13 @@ CHECKS_SENT_AHEAD = [
     (test_visible.test_ends_at_last_sentence_end, 0, 6),
     (test_visible.test_ends_at_last_whitespace, 0, 6),
     (test_visible.test_short_chunks_dropped, 2, 6),
+    # Calls of one pipeline already made: only making it is a call alone.
+    (test_visible.test_text_that_fits_is_one_chunk, 1, 3),
+    (test_visible.test_no_body_gives_no_chunks, 1, 3),
+    (test_hidden.test_no_body_other_documents, 1, 3),
+    (test_hidden.test_metadata_carried, 1, 3),
+    (test_visible.test_char_start_locates_text, 0, 4),
+    (test_hidden.test_char_start_locates_text_other_document, 0, 4),
 ]
 
 

@@ -450,3 +450,7 @@ class CallsAhead(Calls):
     def _send(self, message: dict[str, Any], most_seconds: float | None = None) -> dict[str, Any]:
         self._messages.append(message)
         return {"ok": None}
+
+    def on(self, instance: InstanceProxy) -> InstanceProxy:
+        """An object the test already holds, whose method calls are noted here."""
+        return InstanceProxy(self, instance._handle, instance._class_name)

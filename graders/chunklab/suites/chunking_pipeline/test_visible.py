@@ -167,6 +167,16 @@ class Pipeline:
             lambda: f"{self.label}.{name}({shorten(argument, 120)}){answered_before(before)}"
         )
 
+    def ahead(self, name: str, arguments: Iterable[Any]) -> list[Any]:
+        """Send the calls `name(argument)` of this pipeline a check is about to make together
+        (see `cuts_ahead`); gives back the arguments, for the check to make the calls."""
+        arguments = list(arguments)
+        with self.submission.ahead() as later:
+            method = getattr(later.on(self.instance), name)
+            for argument in arguments:
+                method(argument)
+        return arguments
+
     def chunk_text(self, text: str) -> list[str]:
         chunks = result_of(self.method("chunk_text"), (text,))
         # `given` becomes text only on a failure: chunk_text answers in nearly every test.
@@ -527,7 +537,7 @@ def test_overlap_must_be_smaller_than_chunk_size(submission):
 def test_text_that_fits_is_one_chunk(submission):
     pipe = keep_all(submission, 40, 10)
     exactly_forty = "Forty characters. Exactly that many! Ok."
-    for text in ("x", "One sentence. Then another.", exactly_forty):
+    for text in pipe.ahead("chunk_text", ("x", "One sentence. Then another.", exactly_forty)):
         expect_chunks(pipe, text, [text])
 
 
@@ -671,6 +681,12 @@ def check_char_starts(
 ) -> None:
     """Each chunk's text is where its char_start says, for each (chunk_size, overlap, least)."""
     body = doc["body"]
+    with submission.ahead() as later:  # the calls below, sent together
+        for chunk_size, overlap, least in settings:
+            made = later.ChunkingPipeline(
+                chunk_size=chunk_size, overlap=overlap, min_chunk_size=least
+            )
+            made.process_document(doc)
     for chunk_size, overlap, least in settings:
         pipe = Pipeline(submission, chunk_size=chunk_size, overlap=overlap, min_chunk_size=least)
         given = pipe.given("process_document", doc)
@@ -700,7 +716,7 @@ def test_no_body_gives_no_chunks(submission):
 
 
 def check_no_chunks(pipe: Pipeline, docs: list[dict[str, Any]]) -> None:
-    for doc in docs:
+    for doc in pipe.ahead("process_document", docs):
         chunks = pipe.process_document(doc)
         expect(chunks == [], given=pipe.given("process_document", doc), expected="[]", got=chunks)
 
