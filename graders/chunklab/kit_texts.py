@@ -97,12 +97,11 @@ def text_file(name: str) -> Path:
         return write_atomically(Path(tempfile.mkdtemp(prefix="chunklab-texts-")) / path.name, text)
 
 
-def write_atomically(path: Path, data: str | bytes) -> Path:
-    """`data` (text as UTF-8) into `path`, which never holds half of it."""
+def write_atomically(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".part-")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data.encode() if isinstance(data, str) else data)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".texts-")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
     os.replace(temporary, path)
     return path
 

@@ -1,6 +1,6 @@
 """What a worker may read: worked out by the zygote from its own interpreter, nothing else.
 
-Like `zygote_main.py`, this runs in the zygote as code compiled from this file (standard
+Like `zygote_main.py`, this runs in the zygote as source text (standard
 library only), before it leaves the machine's file system.
 
 A worker is given an allow-list, never the machine minus what looks secret:

@@ -1,6 +1,6 @@
 """What a worker may reach and share: files, network and signals; keyrings and IPC.
 
-Like `zygote_main.py`, this runs in the zygote as code compiled from this file (standard
+Like `zygote_main.py`, this runs in the zygote as source text (standard
 library only).
 
 Every worker starts with a fresh session keyring, and a seccomp filter

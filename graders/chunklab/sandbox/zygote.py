@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import fcntl
 import json
@@ -23,18 +22,15 @@ from chunklab.sandbox.cgroups import CpuGroups, CpuTimeGroups, MemoryGroups, Wor
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.work_folder import remove_folder
 from chunklab.sandbox.worker import WorkerProcess, send_kill
-from chunklab.sandbox.zygote_code import compiled_source
 from chunklab.scoring.report import Isolation
 
 SANDBOX_DIR = Path(__file__).resolve().parent
 # The zygote's code comes on its stdin, not its command line: a worker reading
-# /proc/*/cmdline finds neither the sandbox's code nor the grader's paths. It comes
-# compiled (`zygote_code`), each source as base64 of what `marshal` wrote.
+# /proc/*/cmdline finds neither the sandbox's code nor the grader's paths.
 BOOTSTRAP = (
-    "import binascii, json, marshal, sys; _start = json.loads(sys.stdin.readline()); "
-    "_code = lambda k: marshal.loads(binascii.a2b_base64(_start.pop(k))); "
-    "sys.argv[1:] = [_code('worker'), _start['config'], _code('confinement'), "
-    "_code('allow_list')]; exec(_code('zygote'))"
+    "import json, sys; _start = json.loads(sys.stdin.readline()); "
+    "sys.argv[1:] = [_start[k] for k in ('worker', 'config', 'confinement', 'allow_list')]; "
+    "exec(compile(_start.pop('zygote'), 'chunklab_zygote', 'exec'))"
 )
 # Tells a worker it is in its cgroups, before it reads its first request.
 WORKER_GO = b"g"
@@ -146,10 +142,12 @@ class Zygote:
         theirs.close()
         assert self.process.stdin is not None
         payload = {
-            part: base64.b64encode(compiled_source(SANDBOX_DIR / f"{part}_main.py")).decode()
-            for part in ("zygote", "worker", "confinement", "allow_list")
+            "zygote": (SANDBOX_DIR / "zygote_main.py").read_text(),
+            "worker": (SANDBOX_DIR / "worker_main.py").read_text(),
+            "config": json.dumps(config),
+            "confinement": (SANDBOX_DIR / "confinement_main.py").read_text(),
+            "allow_list": (SANDBOX_DIR / "allow_list_main.py").read_text(),
         }
-        payload["config"] = json.dumps(config)
         write_without_waiting(self.process.stdin, json.dumps(payload).encode() + b"\n")
         self.reader = self.control.makefile("r")
         self._greeting: dict[str, str] | None = None

@@ -12,8 +12,8 @@ worker is a session of its own with the same limits, its own user id when
 the grader is root, and Landlock where Linux has it (`confinement_main.py`).
 Everywhere, it starts with a fresh session keyring and may not use keyrings.
 
-Its code, the worker's, the confinement's and the allow-list's (each compiled
-once per kit: `zygote_code.py`), and a JSON configuration come on stdin, so
+Its source, the worker's, the confinement's and the allow-list's, and a JSON
+configuration come on stdin, so
 `/proc/*/cmdline` shows a worker none of the grader's paths.
 Protocol on a Unix socket (its descriptor is in the configuration): each
 request carries three descriptors (requests in, answers out, printed output
@@ -489,7 +489,7 @@ def main():
     # The worker's code is run once here, so every forked worker starts with it
     # (and the modules it imports) already in memory.
     worker = {"__name__": "chunklab_worker"}
-    exec(sys.argv[1], worker)
+    exec(compile(sys.argv[1], "chunklab_worker", "exec"), worker)
     for name in PRELOADED:
         __import__(name)
     config = json.loads(sys.argv[2])
@@ -503,9 +503,9 @@ def main():
         with open(path, encoding="utf-8") as text:
             worker["KIT_TEXTS"][name] = text.read()
     confinement = {"__name__": "chunklab_confinement"}
-    exec(sys.argv[3], confinement)
+    exec(compile(sys.argv[3], "chunklab_confinement", "exec"), confinement)
     allow_list = {"__name__": "chunklab_allow_list"}
-    exec(sys.argv[4], allow_list)
+    exec(compile(sys.argv[4], "chunklab_allow_list", "exec"), allow_list)
     sys.argv[1:] = []
     control = socket.socket(fileno=config["control_fd"])
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
