@@ -151,7 +151,12 @@ class Backend:
         raise NotImplementedError
 
     def request_many(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
-        """Answers to several calls in order, up to one that timed out or ended the worker."""
+        """Answers to several calls in order, up to one that timed out or ended the worker.
+
+        What such an error means for later calls (the test met a timeout, the
+        worker broke the protocol) counts only once the test makes that call
+        (`met`): a test that stops first never made it.
+        """
         outcomes: list[dict[str, Any] | Exception] = []
         for message in messages:
             try:
@@ -160,6 +165,10 @@ class Backend:
                 outcomes.append(error)
                 break
         return outcomes
+
+    def met(self, error: Exception) -> None:
+        """The test made a call sent ahead whose outcome was `error`: from now on it counts
+        as if the call had been made alone. A backend without limits has nothing to note."""
 
     def cap_next_call(self, seconds: float) -> None:
         """The next call's own time is at most `seconds`: the test needs to know no more

@@ -24,6 +24,7 @@ from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.suite_run.plugin import MARKERS
 from chunklab.suite_run.submission_proxy import SubmissionProxy
+from chunklab.suites.checks import send_ahead
 
 KIT = Path(__file__).resolve().parents[2]
 LIMITS = Limits(call_seconds=2.0, submission_seconds=30.0)
@@ -238,3 +239,37 @@ def test_fitted_limits_change_no_score_against_generous_ones(corpus_graded):
     assert differ == {}, json.dumps(differ, indent=1)
     slow = [n for n, path in enumerate(paths) if path.name.startswith("slow_")]
     assert all(fitted[n].score == fitted[n].max_score for n in slow)
+
+
+LOOPS_ON_ONE_TEXT = "def chunk(text):\n    while text == 'loop':\n        pass\n    return [text]\n"
+
+
+def first_of_two_sent_ahead(backend: SandboxBackend) -> tuple[SubmissionProxy, tuple]:
+    """A check sends a call and a looping one ahead, and makes the first: the proxy and the
+    looping call."""
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    proxy.begin_test()
+    first, looping = send_ahead(proxy, "chunk", [("a",), ("loop",)])
+    assert proxy.chunk(*first) == ["a"]
+    return proxy, looping
+
+
+def test_a_timeout_sent_ahead_counts_only_if_the_check_makes_that_call(backend_of):
+    backend = backend_of(LOOPS_ON_ONE_TEXT)
+    proxy, _ = first_of_two_sent_ahead(backend)
+    # The check stops there, as a failing one does, and makes another call (a try): the
+    # loop it never made was run ahead to its limit, yet neither stops this call nor
+    # shortens the limits of later tests, as when each call is sent alone.
+    assert proxy.chunk("b") == ["b"]
+    assert not backend.spinning
+
+
+def test_a_timeout_sent_ahead_that_the_check_makes_is_one_as_if_sent_alone(backend_of):
+    backend = backend_of(LOOPS_ON_ONE_TEXT)
+    proxy, looping = first_of_two_sent_ahead(backend)
+    with pytest.raises(CallTimedOut, match="did not finish"):
+        proxy.chunk(*looping)
+    with pytest.raises(CallTimedOut, match="An earlier call in this check"):
+        proxy.chunk("b")
+    assert backend.spinning

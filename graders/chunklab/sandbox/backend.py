@@ -214,16 +214,18 @@ class SandboxBackend(Backend):
                     break
                 worker.watch_next(watch, from_start=self.spinning)
                 outcomes.append(worker.answer(self._call_seconds(time.monotonic() - started)))
-        except CallTimedOut as error:
-            self._timed_out()
-            outcomes.append(error)
-        except WorkerCrashed as error:
-            if isinstance(error, ProtocolBroken):
-                self.broken = str(error)
+        except (CallTimedOut, WorkerCrashed) as error:
+            # Noted for later calls only if the test makes this call (`met`).
             outcomes.append(error)
         finally:
             self._spend(worker, started, mark)
         return outcomes
+
+    def met(self, error: Exception) -> None:
+        if isinstance(error, ProtocolBroken):
+            self.broken = str(error)
+        elif isinstance(error, CallTimedOut) and not isinstance(error, SubmissionTimeSpent):
+            self._timed_out()
 
     def _ready_worker(self) -> Worker:
         if self.broken:

@@ -196,6 +196,7 @@ class SubmissionProxy(Calls):
             sent, outcome = self._answered.popleft()
             if sent == message:
                 if isinstance(outcome, Exception):
+                    self._backend.met(outcome)
                     raise outcome
                 return outcome
             self._answered.clear()
