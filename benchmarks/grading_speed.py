@@ -520,7 +520,11 @@ def grade_figures(
     for _ in range(repeat):
         for kit in kits:
             elapsed, cpu, these = grade_once(counter, kit, paths, count)
-            assert kit.name not in scores or scores[kit.name] == these, "two runs differ"
+            earlier = scores.get(kit.name, these)
+            differing = {
+                name: (earlier[name], these[name]) for name in these if earlier[name] != these[name]
+            }
+            assert not differing, f"two runs of {kit.name} on {paths} differ: {differing}"
             scores[kit.name] = these
             walls[kit.name].append(elapsed)
             cpus[kit.name].append(cpu)
