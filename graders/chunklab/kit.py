@@ -16,9 +16,14 @@ SUITES_DIR = LESSONS_DIR
 
 
 def cache_dir() -> Path:
-    """Where chunklab keeps what it can compute again."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "chunklab"
+    """Where chunklab keeps what it can compute again: `$XDG_CACHE_HOME/chunklab`, else
+    `~/.cache/chunklab`.
+
+    A relative XDG_CACHE_HOME is ignored, as the XDG base directory spec asks: the
+    sandbox's zygote reads the kit's texts from a working folder of its own.
+    """
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "chunklab"
 
 
 def suite_dir(lesson: Lesson) -> Path:

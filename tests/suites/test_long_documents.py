@@ -15,7 +15,7 @@ import pytest
 
 from chunklab import kit_texts
 from chunklab.contract import CallTimedOut, CodeCell, MemoryRunaway, SubmissionTimeSpent
-from chunklab.kit import find_kit, load_reference
+from chunklab.kit import cache_dir, find_kit, load_reference
 from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, kit_text
 from chunklab.lessons import LESSONS
 from chunklab.sandbox.backend import SandboxBackend
@@ -107,6 +107,19 @@ def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     yield tmp_path / "chunklab" / "texts"
     kit_texts.text_file.cache_clear()
     kit_texts.kit_text.cache_clear()
+
+
+@pytest.mark.parametrize("relative", ["cache", "./cache", "."])
+def test_a_relative_xdg_cache_home_is_ignored(
+    relative: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # The zygote reads the texts from a working folder of its own: a relative cache
+    # folder would name another place there.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", relative)
+    assert cache_dir() == Path.home() / ".cache" / "chunklab"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_dir() == tmp_path / "chunklab"
 
 
 def test_a_text_is_made_once_and_kept(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch):
