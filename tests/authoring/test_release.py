@@ -124,7 +124,8 @@ def test_no_function_body_of_a_solution_anywhere_in_the_bundle(bundle: Path) -> 
 
 def test_the_engine_in_the_bundle_checks_a_stub_on_its_own(bundle: Path) -> None:
     """Run from the bundle's copy of chunklab, which has public suites only."""
-    env = {**os.environ, "PYTHONPATH": str(bundle / "graders")}
+    # No bytecode written into the bundle: the other tests read what it holds.
+    env = {**os.environ, "PYTHONPATH": str(bundle / "graders"), "PYTHONDONTWRITEBYTECODE": "1"}
     result = subprocess.run(
         [
             sys.executable,
