@@ -51,6 +51,7 @@ from chunklab.suites.chunking_pipeline.test_visible import (
     keep_all,
     lengths_first,
     named,
+    note_cut,
     plain,
 )
 from chunklab.suites.kept_inputs import hidden_inputs
@@ -69,9 +70,7 @@ pytestmark = pytest.mark.visibility("hidden")
 def cut_ahead(later: Any, case: tries.Cut) -> None:
     """The calls a check of `case` makes: a pipeline that drops nothing, and its chunk_text."""
     text, chunk_size, overlap = case
-    later.ChunkingPipeline(chunk_size=chunk_size, overlap=overlap, min_chunk_size=0).chunk_text(
-        text
-    )
+    note_cut(later, chunk_size, overlap, text)
 
 
 def cuts_tried(cases: tuple[tries.Cut, ...], judge: Any) -> Tries:
@@ -684,9 +683,7 @@ def test_invisible_characters_stay(submission):
         cases = [(20, 4, INVISIBLE), (33, 0, INVISIBLE), (45, 9, INVISIBLE)]
         with submission.ahead() as later:  # the calls below, sent together
             for chunk_size, overlap, text in cases:
-                later.ChunkingPipeline(
-                    chunk_size=chunk_size, overlap=overlap, min_chunk_size=0
-                ).chunk_text(text)
+                note_cut(later, chunk_size, overlap, text)
             later.ChunkingPipeline(chunk_size=37, overlap=6, min_chunk_size=0).process_document(doc)
         for chunk_size, overlap, _ in cases:
             pipe = keep_all(submission, chunk_size, overlap)

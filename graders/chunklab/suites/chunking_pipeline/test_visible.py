@@ -212,9 +212,15 @@ def cuts_ahead(
     cases = list(cases)
     with submission.ahead() as later:
         for chunk_size, overlap, text in cases:
-            made = later.ChunkingPipeline(chunk_size=chunk_size, overlap=overlap, min_chunk_size=0)
-            made.chunk_text(text)
+            note_cut(later, chunk_size, overlap, text)
     return cases
+
+
+def note_cut(later: Any, chunk_size: int, overlap: int, text: str) -> None:
+    """Note on `later` (a block of calls sent ahead) the calls of
+    `keep_all(submission, chunk_size, overlap).chunk_text(text)`."""
+    made = later.ChunkingPipeline(chunk_size=chunk_size, overlap=overlap, min_chunk_size=0)
+    made.chunk_text(text)
 
 
 def expect_chunk_dicts(value: Any, given: str | Lazy) -> None:
