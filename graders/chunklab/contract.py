@@ -109,6 +109,10 @@ class MemoryRunaway(CallTimedOut):
     """A call stopped because its memory grew steadily enough to pass the limit in time."""
 
 
+class CallWaited(CallTimedOut):
+    """A call stopped by its wall-clock ceiling before its own time: the code waited."""
+
+
 class SubmissionTimeSpent(CallTimedOut):
     """A call not made: the submission's whole time was spent before it."""
 

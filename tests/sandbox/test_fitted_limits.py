@@ -13,11 +13,13 @@ from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.call_watch import (
     CPU_SLACK,
+    WAITING_WALL_FACTOR,
     WALL_FACTOR,
     CallLimit,
     CallWatch,
     Reading,
     Verdict,
+    WaitVerdict,
     cpu_seconds,
     out_of_own_time,
 )
@@ -235,9 +237,30 @@ def test_a_call_that_only_waits_is_stopped_at_its_wall_clock_ceiling():
     watch = CallWatch(ScriptedProcFiles([(0.0, 0.0)] * 3), CallLimit(0.1, 512), now=1.0)
     watch.look(1.01, 99.0)
     watch.look(1.0 + 0.99 * WALL_FACTOR * 0.1, 99.0)
-    with pytest.raises(Verdict) as stopped:
+    with pytest.raises(WaitVerdict) as stopped:
         watch.look(1.0 + WALL_FACTOR * 0.1, 99.0)
     assert str(stopped.value) == out_of_own_time()  # the same text: no machine decides it
+
+
+def test_a_call_of_a_submission_known_to_wait_has_a_shorter_wall_clock_ceiling():
+    limit = CallLimit(0.1, 512, WAITING_WALL_FACTOR)
+    assert WAITING_WALL_FACTOR < WALL_FACTOR and limit.wall_seconds == WAITING_WALL_FACTOR * 0.1
+    watch = CallWatch(ScriptedProcFiles([(0.0, 0.0)] * 3), limit, now=1.0)
+    watch.look(1.01, 99.0)
+    watch.look(1.0 + 0.99 * WAITING_WALL_FACTOR * 0.1, 99.0)
+    with pytest.raises(WaitVerdict):
+        watch.look(1.0 + 1.01 * WAITING_WALL_FACTOR * 0.1, 99.0)
+
+
+def test_a_call_that_computes_past_its_own_time_is_no_wait_whatever_its_clock():
+    # Its own time and its clock both past their limits: the CPU decides, as it would
+    # for any call that computes.
+    cpu = [(0.0, 0.0), (0.3, 0.3)]
+    watch = CallWatch(ScriptedProcFiles(cpu), CallLimit(0.1, 512, WAITING_WALL_FACTOR), now=1.0)
+    watch.look(1.01, 99.0)
+    with pytest.raises(Verdict) as stopped:
+        watch.look(1.5, 99.0)
+    assert type(stopped.value) is Verdict
 
 
 def test_a_call_that_computes_on_a_busy_machine_never_reaches_the_wall_clock_ceiling():

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from chunklab.contract import CallTimedOut, CodeCell
+from chunklab.contract import CallTimedOut, CallWaited, CodeCell
 from chunklab.kit import find_kit, load_reference
 from chunklab.lessons import LESSONS
 from chunklab.pipeline.parallel import grade_many
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.backend import SandboxBackend
-from chunklab.sandbox.call_watch import WALL_FACTOR
+from chunklab.sandbox.call_watch import WAITING_WALL_FACTOR, WALL_FACTOR, CallLimit
 from chunklab.sandbox.fitted_limits import ReferenceTimes, call_seconds
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
@@ -152,6 +152,58 @@ def test_a_call_that_only_waits_is_stopped_by_the_clock_at_a_multiple_of_its_lim
         proxy.nap(30)
     waited = time.monotonic() - started
     assert WALL_FACTOR * floor() <= waited < 10 * WALL_FACTOR * floor()
+
+
+def wall_factors_given(backend: SandboxBackend) -> list[float]:
+    """The wall-clock factor of each call's limit, as the backend works it out."""
+    given: list[float] = []
+    real = backend._own_limit
+
+    def noted(*args: Any, **kwargs: Any) -> CallLimit:
+        limit = real(*args, **kwargs)
+        given.append(limit.wall_factor)
+        return limit
+
+    backend._own_limit = noted  # type: ignore[method-assign]
+    return given
+
+
+def test_after_a_call_stopped_by_the_clock_later_calls_wait_far_less(backend_of):
+    backend = backend_of(WORK)
+    backend.load()
+    factors = wall_factors_given(backend)
+    proxy = SubmissionProxy(backend)
+    waits = []
+    for _ in range(2):
+        proxy.begin_test()
+        started = time.monotonic()
+        with pytest.raises(CallWaited, match="or for a wait that never ends, such as a sleep"):
+            proxy.nap(30)
+        waits.append(time.monotonic() - started)
+    assert factors == [WALL_FACTOR, WAITING_WALL_FACTOR]
+    # The first wait is stopped at ten times the floor (1 s), the second at twice the
+    # shorter floor of a submission that spins.
+    assert waits[1] < waits[0] / 2
+    # A call that computes is still stopped by its own time only: its clock, less its
+    # waits for a CPU, never runs ahead of its CPU time.
+    proxy.begin_test(call_seconds=0.5)
+    assert proxy.work(0.3) == 1
+    assert factors[-1] == WAITING_WALL_FACTOR
+
+
+def test_a_call_stopped_by_its_own_time_leaves_the_clock_as_generous(backend_of):
+    backend = backend_of(WORK + "def spin():\n    while True:\n        pass\n")
+    backend.load()
+    factors = wall_factors_given(backend)
+    proxy = SubmissionProxy(backend)
+    proxy.begin_test()
+    with pytest.raises(CallTimedOut) as stopped:
+        proxy.spin()
+    assert not isinstance(stopped.value, CallWaited)
+    proxy.begin_test()
+    with pytest.raises(CallWaited):
+        proxy.nap(30)
+    assert factors == [WALL_FACTOR, WALL_FACTOR]
 
 
 def test_memory_that_keeps_growing_is_stopped_before_the_memory_limit(backend_of):

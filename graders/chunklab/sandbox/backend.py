@@ -4,8 +4,9 @@ Each call's limit fits the call (see `fitted_limits`) and counts its own CPU
 time; the clock is only a generous ceiling. A worker that times
 out or dies is replaced (the submission's code is run again in a fresh one)
 so the remaining tests still run, each on its own; once a submission has run
-out of time, it is known to spin, and later calls get a shorter floor. Once
-the submission's total time (loading it and its calls) is spent, every
+out of time, it is known to spin, and later calls get a shorter floor; once a
+call has been stopped by the clock, it is known to wait, and later calls get a
+shorter clock. Once the submission's total time (loading it and its calls) is spent, every
 further call fails at once.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 from chunklab.contract import (
     Backend,
     CallTimedOut,
+    CallWaited,
     CodeCell,
     ProtocolBroken,
     SubmissionTimeSpent,
@@ -26,7 +28,7 @@ from chunklab.contract import (
 from chunklab.errors import BrokenProtocolError, SubmissionTimeoutError, WorkerDiedError
 from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.answer_shape import LoadAnswer, load_answer
-from chunklab.sandbox.call_watch import WALL_FACTOR, CallLimit, Reading
+from chunklab.sandbox.call_watch import WAITING_WALL_FACTOR, WALL_FACTOR, CallLimit, Reading
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_kind import Worker, Workers
@@ -61,6 +63,8 @@ class SandboxBackend(Backend):
         self.timed_out_in_test = False
         # Set by a first time-out: the worker is known to spin.
         self.spinning = False
+        # Set by a first call stopped by the clock: the worker is known to wait.
+        self.waiting = False
         # A limit the running grader test states for each of its calls.
         self.stated_seconds: float | None = None
         # A lower limit the test set for its next call only, and whether the last call's
@@ -155,9 +159,9 @@ class SandboxBackend(Backend):
             if "digest" in message or message["op"] == "kept":
                 answer = {**answer, "cpu_seconds": worker.cpu_seconds_since(mark)}
             return answer
-        except CallTimedOut:
+        except CallTimedOut as stopped:
             if not self.capped:
-                self._timed_out()
+                self._timed_out(stopped)
             raise
         except ProtocolBroken as broken:
             self.broken = str(broken)
@@ -184,11 +188,13 @@ class SandboxBackend(Backend):
             seconds, self.capped = cap, True
         if message.get("op") == "kept":
             seconds = max(0.0, seconds - self.carried_seconds)
-        return CallLimit(seconds, self.limits.memory_mb)
+        wall_factor = WAITING_WALL_FACTOR if self.waiting else WALL_FACTOR
+        return CallLimit(seconds, self.limits.memory_mb, wall_factor)
 
-    def _timed_out(self) -> None:
+    def _timed_out(self, stopped: CallTimedOut) -> None:
         self.timed_out_in_test = True
         self.spinning = True
+        self.waiting = self.waiting or isinstance(stopped, CallWaited)
 
     def request_many(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
         """Several calls sent at once, each with its own time limit.
@@ -225,7 +231,7 @@ class SandboxBackend(Backend):
         if isinstance(error, ProtocolBroken):
             self.broken = str(error)
         elif isinstance(error, CallTimedOut) and not isinstance(error, SubmissionTimeSpent):
-            self._timed_out()
+            self._timed_out(error)
 
     def _ready_worker(self) -> Worker:
         if self.broken:

@@ -6,8 +6,9 @@ for a CPU, never use more of it, so a tight limit stays fair under any load,
 and a submission that hands its work to other threads or processes is charged
 for that work. Where no CPU count can be read, own time is wall-clock time.
 
-Wall-clock time is only a ceiling, `WALL_FACTOR` times the own limit, for
-code that waits (sleeps, blocks on a pipe) and so spends no CPU. Left out of
+Wall-clock time is only a ceiling, `WALL_FACTOR` times the own limit
+(`WAITING_WALL_FACTOR` once the submission is known to wait), for code that
+waits (sleeps, blocks on a pipe) and so spends no CPU. Left out of
 it: the grader's own work while a call runs (working out the call's limit),
 and the time the worker's main thread waited for a CPU (Linux counts it in
 `/proc/<pid>/schedstat`), so no load brings computing code to that ceiling.
@@ -46,6 +47,11 @@ CPU_SLACK = 0.01
 # A call may take this many times its own limit by the clock: room for any load, since
 # code that computes is stopped by its CPU time long before.
 WALL_FACTOR = 10.0
+# Once a call has been stopped by the clock, its submission is known to wait (a sleep, a
+# read that never returns): its later calls may take this many times their own limit by
+# the clock. Time spent waiting for a CPU is not on that clock, so code that computes
+# still reaches its own limit first, and a wait that never ends costs little each time.
+WAITING_WALL_FACTOR = 2.0
 
 
 @dataclass(frozen=True)
@@ -54,10 +60,11 @@ class CallLimit:
 
     own_seconds: float
     memory_mb: int
+    wall_factor: float = WALL_FACTOR
 
     @property
     def wall_seconds(self) -> float:
-        return WALL_FACTOR * self.own_seconds
+        return self.wall_factor * self.own_seconds
 
 
 def out_of_own_time() -> str:
@@ -83,6 +90,10 @@ class Verdict(Exception):
 
 class MemoryVerdict(Verdict):
     """The call's memory was heading past its limit before its time was up."""
+
+
+class WaitVerdict(Verdict):
+    """The call reached its wall-clock ceiling before its own time: it waited, not computed."""
 
 
 @dataclass(frozen=True)
@@ -205,7 +216,7 @@ class CallWatch:
         if self.spent >= self.limit.own_seconds:
             raise Verdict(out_of_own_time())
         if self.waiting_time(reading) >= self.limit.wall_seconds:
-            raise Verdict(out_of_own_time())
+            raise WaitVerdict(out_of_own_time())
         self._watch_memory(self.spent)
 
     def waiting_time(self, reading: Reading) -> float:

@@ -14,7 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from chunklab.contract import CallTimedOut, MemoryRunaway, ProtocolBroken, WorkerCrashed
+from chunklab.contract import (
+    CallTimedOut,
+    CallWaited,
+    MemoryRunaway,
+    ProtocolBroken,
+    WorkerCrashed,
+)
 from chunklab.sandbox.answer_budget import (
     MAX_ANSWER_BYTES,
     TOO_LARGE,
@@ -30,6 +36,7 @@ from chunklab.sandbox.call_watch import (
     ProcFiles,
     Reading,
     Verdict,
+    WaitVerdict,
     cpu_seconds,
     own_seconds,
 )
@@ -41,6 +48,11 @@ from chunklab.sandbox.work_folder import remove_folder
 # made larger). A larger size fills no more, and costs a fresh allocation of that size
 # at every read, which outweighs a short answer's whole decoding.
 READ_SIZE = 1 << 16
+# What a stopped call raises, by why its watch stopped it.
+STOPPED: dict[type[Verdict], type[CallTimedOut]] = {
+    MemoryVerdict: MemoryRunaway,
+    WaitVerdict: CallWaited,
+}
 
 
 class OutputCollector(threading.Thread):
@@ -206,8 +218,7 @@ class WorkerProcess:
                     watch.look(time.monotonic(), deadline)
                 except Verdict as verdict:
                     self.kill()
-                    stopped = MemoryRunaway if isinstance(verdict, MemoryVerdict) else CallTimedOut
-                    raise stopped(str(verdict)) from None
+                    raise STOPPED.get(type(verdict), CallTimedOut)(str(verdict)) from None
 
     def _ended_message(self) -> str:
         if any(group.ran_out() for group in self.groups):
