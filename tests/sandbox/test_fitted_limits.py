@@ -13,6 +13,7 @@ from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.call_watch import (
     CPU_SLACK,
+    WAITING_MARGIN,
     WAITING_WALL_FACTOR,
     WALL_FACTOR,
     CallLimit,
@@ -242,21 +243,39 @@ def test_a_call_that_only_waits_is_stopped_at_its_wall_clock_ceiling():
     assert str(stopped.value) == out_of_own_time()  # the same text: no machine decides it
 
 
-def test_a_call_of_a_submission_known_to_wait_has_a_shorter_wall_clock_ceiling():
-    limit = CallLimit(0.1, 512, WAITING_WALL_FACTOR)
-    assert WAITING_WALL_FACTOR < WALL_FACTOR and limit.wall_seconds == WAITING_WALL_FACTOR * 0.1
+def test_a_call_that_waits_once_its_submission_is_known_to_wait_has_a_shorter_ceiling():
+    limit = CallLimit(0.1, 512, known_to_wait=True)
+    assert limit.waiting_seconds == WAITING_WALL_FACTOR * 0.1 + WAITING_MARGIN
+    assert limit.waiting_seconds < limit.wall_seconds
     watch = CallWatch(ScriptedProcFiles([(0.0, 0.0)] * 3), limit, now=1.0)
     watch.look(1.01, 99.0)
-    watch.look(1.0 + 0.99 * WAITING_WALL_FACTOR * 0.1, 99.0)
+    watch.look(1.0 + 0.99 * limit.waiting_seconds, 99.0)
     with pytest.raises(WaitVerdict):
-        watch.look(1.0 + 1.01 * WAITING_WALL_FACTOR * 0.1, 99.0)
+        watch.look(1.0 + 1.01 * limit.waiting_seconds, 99.0)
+
+
+@pytest.mark.parametrize("counted_as", ["process", "group"])
+def test_a_call_known_to_wait_that_computes_keeps_the_generous_ceiling(counted_as):
+    # On a machine so busy its threads or child processes get a sixth of a CPU (their
+    # waits for one are not the main thread's, so the clock keeps them): past the shorter
+    # ceiling, still computing, it is stopped only by its own time or the generous clock.
+    limit = CallLimit(0.1, 512, known_to_wait=True)
+    looks = [1.0 + 0.05 * n for n in range(1, 12)]
+    cpu = [(0.0, 0.0)] + [
+        (share, share) if counted_as == "process" else (0.0, share)
+        for share in ((look - 1.0) / 6 for look in looks)
+    ]
+    watch = CallWatch(ScriptedProcFiles(cpu), limit, from_start=True, now=1.0)
+    for look in looks:
+        watch.look(look, 99.0)
+    assert looks[-1] - 1.0 > limit.waiting_seconds
 
 
 def test_a_call_that_computes_past_its_own_time_is_no_wait_whatever_its_clock():
     # Its own time and its clock both past their limits: the CPU decides, as it would
     # for any call that computes.
     cpu = [(0.0, 0.0), (0.3, 0.3)]
-    watch = CallWatch(ScriptedProcFiles(cpu), CallLimit(0.1, 512, WAITING_WALL_FACTOR), now=1.0)
+    watch = CallWatch(ScriptedProcFiles(cpu), CallLimit(0.1, 512, known_to_wait=True), now=1.0)
     watch.look(1.01, 99.0)
     with pytest.raises(Verdict) as stopped:
         watch.look(1.5, 99.0)

@@ -18,7 +18,7 @@ from chunklab.pipeline.parallel import grade_many
 from chunklab.reading.read import SubmissionPath
 from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.backend import SandboxBackend
-from chunklab.sandbox.call_watch import WAITING_WALL_FACTOR, WALL_FACTOR, CallLimit
+from chunklab.sandbox.call_watch import WALL_FACTOR, CallLimit
 from chunklab.sandbox.fitted_limits import ReferenceTimes, call_seconds
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
@@ -154,24 +154,35 @@ def test_a_call_that_only_waits_is_stopped_by_the_clock_at_a_multiple_of_its_lim
     assert WALL_FACTOR * floor() <= waited < 10 * WALL_FACTOR * floor()
 
 
-def wall_factors_given(backend: SandboxBackend) -> list[float]:
-    """The wall-clock factor of each call's limit, as the backend works it out."""
-    given: list[float] = []
+def known_to_wait(backend: SandboxBackend) -> list[bool]:
+    """Whether each call's limit is that of a submission known to wait, in order."""
+    given: list[bool] = []
     real = backend._own_limit
 
     def noted(*args: Any, **kwargs: Any) -> CallLimit:
         limit = real(*args, **kwargs)
-        given.append(limit.wall_factor)
+        given.append(limit.known_to_wait)
         return limit
 
     backend._own_limit = noted  # type: ignore[method-assign]
     return given
 
 
-def test_after_a_call_stopped_by_the_clock_later_calls_wait_far_less(backend_of):
-    backend = backend_of(WORK)
+WAITS = (
+    "import threading\n"
+    "def work_in_a_thread(seconds):\n"
+    "    done = []\n"
+    "    thread = threading.Thread(target=lambda: done.append(work(seconds)))\n"
+    "    thread.start()\n"
+    "    thread.join()\n"
+    "    return done[0]\n"
+)
+
+
+def test_after_a_call_stopped_by_the_clock_later_waits_are_stopped_far_sooner(backend_of):
+    backend = backend_of(WORK + WAITS)
     backend.load()
-    factors = wall_factors_given(backend)
+    flags = known_to_wait(backend)
     proxy = SubmissionProxy(backend)
     waits = []
     for _ in range(2):
@@ -180,21 +191,21 @@ def test_after_a_call_stopped_by_the_clock_later_calls_wait_far_less(backend_of)
         with pytest.raises(CallWaited, match="or for a wait that never ends, such as a sleep"):
             proxy.nap(30)
         waits.append(time.monotonic() - started)
-    assert factors == [WALL_FACTOR, WAITING_WALL_FACTOR]
+    assert flags == [False, True]
     # The first wait is stopped at ten times the floor (1 s), the second at twice the
-    # shorter floor of a submission that spins.
+    # shorter floor of a submission that spins, and a margin.
     assert waits[1] < waits[0] / 2
-    # A call that computes is still stopped by its own time only: its clock, less its
-    # waits for a CPU, never runs ahead of its CPU time.
-    proxy.begin_test(call_seconds=0.5)
-    assert proxy.work(0.3) == 1
-    assert factors[-1] == WAITING_WALL_FACTOR
+    # Calls that compute, on the main thread or another, are stopped by their own time.
+    for call in (proxy.work, proxy.work_in_a_thread):
+        proxy.begin_test(call_seconds=0.5)
+        assert call(0.3) == 1
+    assert flags[-2:] == [True, True]
 
 
 def test_a_call_stopped_by_its_own_time_leaves_the_clock_as_generous(backend_of):
     backend = backend_of(WORK + "def spin():\n    while True:\n        pass\n")
     backend.load()
-    factors = wall_factors_given(backend)
+    flags = known_to_wait(backend)
     proxy = SubmissionProxy(backend)
     proxy.begin_test()
     with pytest.raises(CallTimedOut) as stopped:
@@ -203,7 +214,7 @@ def test_a_call_stopped_by_its_own_time_leaves_the_clock_as_generous(backend_of)
     proxy.begin_test()
     with pytest.raises(CallWaited):
         proxy.nap(30)
-    assert factors == [WALL_FACTOR, WALL_FACTOR]
+    assert flags == [False, False]
 
 
 def test_memory_that_keeps_growing_is_stopped_before_the_memory_limit(backend_of):

@@ -5,9 +5,9 @@ time; the clock is only a generous ceiling. A worker that times
 out or dies is replaced (the submission's code is run again in a fresh one)
 so the remaining tests still run, each on its own; once a submission has run
 out of time, it is known to spin, and later calls get a shorter floor; once a
-call has been stopped by the clock, it is known to wait, and later calls get a
-shorter clock. Once the submission's total time (loading it and its calls) is spent, every
-further call fails at once.
+call has been stopped by the clock, it is known to wait, and later calls that
+compute little get a shorter clock. Once the submission's total time (loading
+it and its calls) is spent, every further call fails at once.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from chunklab.contract import (
 from chunklab.errors import BrokenProtocolError, SubmissionTimeoutError, WorkerDiedError
 from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.answer_shape import LoadAnswer, load_answer
-from chunklab.sandbox.call_watch import WAITING_WALL_FACTOR, WALL_FACTOR, CallLimit, Reading
+from chunklab.sandbox.call_watch import WALL_FACTOR, CallLimit, Reading
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_kind import Worker, Workers
@@ -188,8 +188,7 @@ class SandboxBackend(Backend):
             seconds, self.capped = cap, True
         if message.get("op") == "kept":
             seconds = max(0.0, seconds - self.carried_seconds)
-        wall_factor = WAITING_WALL_FACTOR if self.waiting else WALL_FACTOR
-        return CallLimit(seconds, self.limits.memory_mb, wall_factor)
+        return CallLimit(seconds, self.limits.memory_mb, known_to_wait=self.waiting)
 
     def _timed_out(self, stopped: CallTimedOut) -> None:
         self.timed_out_in_test = True

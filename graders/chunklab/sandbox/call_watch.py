@@ -6,9 +6,9 @@ for a CPU, never use more of it, so a tight limit stays fair under any load,
 and a submission that hands its work to other threads or processes is charged
 for that work. Where no CPU count can be read, own time is wall-clock time.
 
-Wall-clock time is only a ceiling, `WALL_FACTOR` times the own limit
-(`WAITING_WALL_FACTOR` once the submission is known to wait), for code that
-waits (sleeps, blocks on a pipe) and so spends no CPU. Left out of
+Wall-clock time is only a ceiling, `WALL_FACTOR` times the own limit (and a
+shorter one for a call that computes little, once the submission is known to
+wait), for code that waits (sleeps, blocks on a pipe) and so spends no CPU. Left out of
 it: the grader's own work while a call runs (working out the call's limit),
 and the time the worker's main thread waited for a CPU (Linux counts it in
 `/proc/<pid>/schedstat`), so no load brings computing code to that ceiling.
@@ -48,23 +48,30 @@ CPU_SLACK = 0.01
 # code that computes is stopped by its CPU time long before.
 WALL_FACTOR = 10.0
 # Once a call has been stopped by the clock, its submission is known to wait (a sleep, a
-# read that never returns): its later calls may take this many times their own limit by
-# the clock. Time spent waiting for a CPU is not on that clock, so code that computes
-# still reaches its own limit first, and a wait that never ends costs little each time.
+# read that never returns): a later call that has computed for less than a tenth of its
+# time by the clock (what the generous ceiling also asks of it) is stopped once that
+# time passes this many times its own limit, plus a margin for the grader's looks. Code
+# that computes, on however many threads or processes, keeps the generous ceiling.
 WAITING_WALL_FACTOR = 2.0
+WAITING_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
 class CallLimit:
-    """How long a call may take: its own (CPU) time, and a wall-clock ceiling in proportion."""
+    """How long a call may take: its own (CPU) time, and a wall-clock ceiling in proportion;
+    a shorter one for a call that waits, once its submission is known to wait."""
 
     own_seconds: float
     memory_mb: int
-    wall_factor: float = WALL_FACTOR
+    known_to_wait: bool = False
 
     @property
     def wall_seconds(self) -> float:
-        return self.wall_factor * self.own_seconds
+        return WALL_FACTOR * self.own_seconds
+
+    @property
+    def waiting_seconds(self) -> float:
+        return WAITING_WALL_FACTOR * self.own_seconds + WAITING_MARGIN
 
 
 def out_of_own_time() -> str:
@@ -215,9 +222,19 @@ class CallWatch:
         self.spent = self.own_time(reading)
         if self.spent >= self.limit.own_seconds:
             raise Verdict(out_of_own_time())
-        if self.waiting_time(reading) >= self.limit.wall_seconds:
+        clock = self.waiting_time(reading)
+        if clock >= self.limit.wall_seconds or self._only_waits(reading, clock):
             raise WaitVerdict(out_of_own_time())
         self._watch_memory(self.spent)
+
+    def _only_waits(self, reading: Reading, clock: float) -> bool:
+        """For a submission known to wait: past the shorter ceiling, having computed for
+        less than a tenth of its time by the clock (on any of its threads and processes)."""
+        if not self.limit.known_to_wait or clock < self.limit.waiting_seconds:
+            return False
+        assert self.first_look is not None
+        computed = cpu_seconds(self.first_look, reading)
+        return computed is not None and computed * WALL_FACTOR < clock
 
     def waiting_time(self, reading: Reading) -> float:
         """The call's time by the clock, less the grader's work during it and the time the
