@@ -254,21 +254,40 @@ def test_a_call_that_waits_once_its_submission_is_known_to_wait_has_a_shorter_ce
         watch.look(1.0 + 1.01 * limit.waiting_seconds, 99.0)
 
 
+def scripted_share(share: float, counted_as: str, looks: list[float]) -> ScriptedProcFiles:
+    """A worker that computes `share` of the clock since 1.0, in its own process (threads)
+    or only in a child process (counted by the group)."""
+    used = [(look - 1.0) * share for look in looks]
+    return ScriptedProcFiles(
+        [(0.0, 0.0)] + [(u, u) if counted_as == "process" else (0.0, u) for u in used]
+    )
+
+
 @pytest.mark.parametrize("counted_as", ["process", "group"])
-def test_a_call_known_to_wait_that_computes_keeps_the_generous_ceiling(counted_as):
-    # On a machine so busy its threads or child processes get a sixth of a CPU (their
-    # waits for one are not the main thread's, so the clock keeps them): past the shorter
-    # ceiling, still computing, it is stopped only by its own time or the generous clock.
+@pytest.mark.parametrize("share", [1 / 6, 1 / 20, 1 / 80])
+def test_a_call_known_to_wait_that_computes_keeps_the_generous_ceiling(share, counted_as):
+    # Threads or child processes that wait for a CPU on a busy machine (their waits are
+    # not the main thread's, so the clock keeps them), or that compute between sleeps:
+    # past the shorter ceiling, still computing, only the generous ceiling stops them.
     limit = CallLimit(0.1, 512, known_to_wait=True)
-    looks = [1.0 + 0.05 * n for n in range(1, 12)]
-    cpu = [(0.0, 0.0)] + [
-        (share, share) if counted_as == "process" else (0.0, share)
-        for share in ((look - 1.0) / 6 for look in looks)
-    ]
-    watch = CallWatch(ScriptedProcFiles(cpu), limit, from_start=True, now=1.0)
+    looks = [1.0 + 0.05 * n for n in range(1, 11)]  # within its own time at any share here
+    watch = CallWatch(scripted_share(share, counted_as, looks), limit, from_start=True, now=1.0)
     for look in looks:
         watch.look(look, 99.0)
     assert looks[-1] - 1.0 > limit.waiting_seconds
+
+
+@pytest.mark.parametrize("counted_as", ["process", "group"])
+def test_a_call_known_to_wait_that_computes_next_to_nothing_meets_the_shorter_ceiling(
+    counted_as,
+):
+    limit = CallLimit(0.1, 512, known_to_wait=True)
+    looks = [1.0 + 0.05 * n for n in range(1, 20)]
+    watch = CallWatch(scripted_share(1 / 200, counted_as, looks), limit, from_start=True, now=1.0)
+    with pytest.raises(WaitVerdict):
+        for look in looks:
+            watch.look(look, 99.0)
+    assert look - 1.0 == pytest.approx(0.25)  # the first look past 0.25 s, twice 0.1 and 0.05
 
 
 def test_a_call_that_computes_past_its_own_time_is_no_wait_whatever_its_clock():

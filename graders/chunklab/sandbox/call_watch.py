@@ -48,12 +48,14 @@ CPU_SLACK = 0.01
 # code that computes is stopped by its CPU time long before.
 WALL_FACTOR = 10.0
 # Once a call has been stopped by the clock, its submission is known to wait (a sleep, a
-# read that never returns): a later call that has computed for less than a tenth of its
-# time by the clock (what the generous ceiling also asks of it) is stopped once that
-# time passes this many times its own limit, plus a margin for the grader's looks. Code
-# that computes, on however many threads or processes, keeps the generous ceiling.
+# read that never returns): a later call that has computed for less than a hundredth of
+# its time by the clock is stopped once that time passes this many times its own limit,
+# plus a margin for the grader's looks. A thread or a child process that computes gets
+# far more than a hundredth of a CPU however busy the machine (its waits for one are on
+# the clock), so only code that does next to nothing but wait meets this ceiling.
 WAITING_WALL_FACTOR = 2.0
 WAITING_MARGIN = 0.05
+COMPUTING_SHARE = 0.01
 
 
 @dataclass(frozen=True)
@@ -229,12 +231,12 @@ class CallWatch:
 
     def _only_waits(self, reading: Reading, clock: float) -> bool:
         """For a submission known to wait: past the shorter ceiling, having computed for
-        less than a tenth of its time by the clock (on any of its threads and processes)."""
+        less than a hundredth of its time by the clock (on all its threads and processes)."""
         if not self.limit.known_to_wait or clock < self.limit.waiting_seconds:
             return False
         assert self.first_look is not None
         computed = cpu_seconds(self.first_look, reading)
-        return computed is not None and computed * WALL_FACTOR < clock
+        return computed is not None and computed < COMPUTING_SHARE * clock
 
     def waiting_time(self, reading: Reading) -> float:
         """The call's time by the clock, less the grader's work during it and the time the
