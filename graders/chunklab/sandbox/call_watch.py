@@ -7,11 +7,12 @@ and a submission that hands its work to other threads or processes is charged
 for that work. Where no CPU count can be read, own time is wall-clock time.
 
 Wall-clock time is only a ceiling, `WALL_FACTOR` times the own limit (and a
-shorter one for a call that computes little, once the submission is known to
-wait), for code that waits (sleeps, blocks on a pipe) and so spends no CPU. Left out of
-it: the grader's own work while a call runs (working out the call's limit),
-and the time the worker's main thread waited for a CPU (Linux counts it in
-`/proc/<pid>/schedstat`), so no load brings computing code to that ceiling.
+shorter one for a call that computes next to nothing, once the submission is
+known to wait), for code that waits (sleeps, blocks on a pipe) and so spends no
+CPU. Left out of it: the grader's own work while a call runs (working out the
+call's limit), and the time the worker's main thread waited for a CPU (Linux
+counts it in `/proc/<pid>/schedstat`), so no load brings computing code to that
+ceiling.
 
 Memory: a call whose worker keeps growing fast enough to reach the memory
 limit before its time is up is stopped then, not when it reaches the limit.

@@ -13,8 +13,8 @@ the grader is root, and Landlock where Linux has it (`confinement_main.py`).
 Everywhere, it starts with a fresh session keyring and may not use keyrings.
 
 Its source, the worker's, the confinement's and the allow-list's, and a JSON
-configuration come on stdin, so
-`/proc/*/cmdline` shows a worker none of the grader's paths.
+configuration come on stdin, so `/proc/*/cmdline` shows a worker none of the
+grader's paths.
 Protocol on a Unix socket (its descriptor is in the configuration): each
 request carries three descriptors (requests in, answers out, printed output
 out) and is answered with the worker's pid as the grader can signal it.
