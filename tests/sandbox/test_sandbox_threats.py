@@ -336,6 +336,27 @@ def test_killing_the_parent_is_impossible(chunklab, tmp_path, needs_namespaces):
         assert report["score"] == report["max_score"] > 0
 
 
+def test_signalling_its_own_process_group_reaches_no_other_worker(zygote, sandboxed):
+    # In a PID namespace of its own a worker's parent is pid 0, and kill(0) signals every
+    # process of the sender's group: that must hold only the worker and what it started.
+    other = sandboxed(REFERENCE)
+    assert other.chunk("abcdef", 4, 1) == ["abcd", "def"]
+    attack = (
+        "import os, signal\n"
+        "for kill in (lambda: os.kill(os.getppid(), signal.SIGKILL),\n"
+        "             lambda: os.kill(0, signal.SIGKILL),\n"
+        "             lambda: os.killpg(os.getpgrp(), signal.SIGKILL)):\n"
+        "    try:\n        kill()\n    except OSError:\n        pass\n"
+    ) + REFERENCE
+    backend = SandboxBackend(zygote, (CodeCell(0, "attack.py", attack),), LIMITS)
+    try:
+        backend.load()
+    finally:
+        backend.close()
+    assert other.chunk("abcdef", 4, 1) == ["abcd", "def"]
+    assert sandboxed(REFERENCE).chunk("abc", 2, 0) == ["ab", "c"]
+
+
 def test_output_folder_is_out_of_reach_even_for_a_detached_child(
     chunklab, tmp_path, needs_namespaces
 ):

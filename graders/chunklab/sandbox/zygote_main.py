@@ -365,6 +365,9 @@ def become_worker(config, fds, worker, worker_id, confinement):
     libc.unshare(CLONE_NEWCGROUP)
     if worker_id is not False:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        # A process group of its own: kill(0) reaches the whole group of its sender,
+        # PID namespaces or not, and the zygote's group holds every other worker.
+        os.setsid()
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         size = f"size={config['limits']['file_size_mb']}m,mode=1777"
         mount("tmpfs", "/work", "tmpfs", MS_NOSUID | MS_NODEV, size)
