@@ -184,3 +184,35 @@ def test_no_input_to_try_is_an_input_of_a_hidden_check(lesson, candidates):
     # The hidden checks' calls include their kept random inputs.
     hidden = calls_of_hidden_checks(lesson)
     assert hidden and not hidden & set(candidates)
+
+
+# Remembers every call it is given, and raises them all in its message: shown on a "Try:"
+# line, the message would carry the hidden inputs of the checks before, unless the tries
+# go to a worker that has seen none of them.
+REMEMBERING = """
+seen = []
+def {function}(text, size, overlap):
+    seen.append((text, size, overlap))
+    raise ValueError(repr(seen[-3:]))
+"""
+
+
+@pytest.mark.parametrize(("lesson", "function"), [("char_chunk", "chunk"), ("word_chunk", "solve")])
+def test_an_input_to_try_shows_no_hidden_input_a_submission_kept(
+    chunklab, tmp_path, lesson, function
+):
+    path = tmp_path / f"remembering_{lesson}.py"
+    path.write_text(REMEMBERING.format(function=function))
+    result = chunklab("grade", "--lesson", lesson, "--jsonl", path)
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout.splitlines()[0])
+    shown = [
+        t["feedback"] for t in report["tests"] if t["visibility"] == "hidden" and t["feedback"]
+    ]
+    assert shown and all(feedback.startswith(TRY_PREFIX) for feedback in shown)
+    kept = set()
+    for feedback in shown:
+        message = re.search(r"ValueError: (.*)$", feedback, re.M)
+        assert message is not None, feedback
+        kept |= set(ast.literal_eval(ast.literal_eval(message.group(1))))
+    assert kept and not kept & calls_of_hidden_checks(lesson)

@@ -139,6 +139,12 @@ class SandboxBackend(Backend):
     def cap_next_call(self, seconds: float) -> None:
         self.next_cap = seconds
 
+    def afresh(self) -> None:
+        # Ended now; the next call starts a new worker, which runs the cells again.
+        if self.worker is not None and self.worker.alive:
+            self.worker.kill()
+            self._note_output(self.worker)
+
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """The answer to one call; a call asked by digest, and the request for its kept
         answer, also say the CPU time they took (`cpu_seconds`: the worker's every thread

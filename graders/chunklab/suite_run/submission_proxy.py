@@ -169,6 +169,12 @@ class SubmissionProxy(Calls):
         self._answered.clear()
         self._backend.begin_test(call_seconds)
 
+    def afresh(self) -> None:
+        """From now on the calls go to the submission as it was just loaded: a new worker,
+        which keeps nothing of the calls before (their inputs included)."""
+        self._answered.clear()
+        self._backend.afresh()
+
     def ahead(self) -> CallsAhead:
         """Calls the test is about to make, sent together: `with submission.ahead() as later:`.
 

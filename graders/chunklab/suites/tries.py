@@ -4,8 +4,9 @@ A hidden check's own input is kept from the student under the default
 hidden-feedback policy (`rule`): it is fixed, so it could be collected over
 resubmissions. When such a check fails, it tries a fixed list of small inputs
 that are never hidden ones (public inputs of the lesson, and made-up ones),
-through the same submission calls, with the same check; the first one that
-breaks the rule for this submission is offered on a line of its own:
+through the same submission calls, with the same check, in a new worker that
+has seen no hidden input; the first one that breaks the rule for this
+submission is offered on a line of its own:
 
     Try: chunk('try this', 3, 2)
     Expected: [...]
@@ -33,11 +34,17 @@ T = TypeVar("T")
 
 
 @contextmanager
-def offering(find: Callable[[], str]) -> Iterator[None]:
-    """A hidden check's body; when it fails, `find()` (see `first_failing`) may add a try."""
+def offering(find: Callable[[], str], submission: Any) -> Iterator[None]:
+    """A hidden check's body; when it fails, `find()` (see `first_failing`) may add a try.
+
+    The tries go to the submission as it was just loaded: what a try shows (a message
+    the code raised, a value it returned) could otherwise carry the hidden inputs the
+    code was given before, kept for the purpose.
+    """
     try:
         yield
     except RuleBroken as broken:
+        submission.afresh()
         tried = find()
         if not tried:
             raise

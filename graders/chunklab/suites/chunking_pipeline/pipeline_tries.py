@@ -58,7 +58,7 @@ class Tries:
                         self.ahead(later, case)
             return first_failing(cases, lambda case: self.check(submission, case))
 
-        return offering(find)
+        return offering(find, submission)
 
 
 # --- Texts and settings for the cutting rules -----------------------------------------
