@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from chunklab.class_out.roster import RosterColumns, read_roster
 from chunklab.reading.lms_download import detect
 from chunklab.reading.lms_files import plain_name
-from tests.class_out.lms_classes import canvas_class, classroom_class, moodle_class, write
+from tests.class_out.lms_classes import canvas_class, classroom_class, moodle_class, solution, write
 from tests.class_out.test_class_gradebooks import rows_of
+from tests.conftest import KIT_ROOT
 
 
 def members(path: Path) -> dict[str, str]:
@@ -223,3 +225,43 @@ def test_a_zip_name_in_utf8_without_the_utf8_flag_is_read_as_utf8():
     flagged.flag_bits |= 0x800
     assert member_name(flagged) == "├⌐.py"
     assert member_name(zipfile.ZipInfo("\x80.py")) == "\x80.py"  # not UTF-8: kept as read
+
+
+def test_two_students_of_one_name_are_two_students(chunklab, tmp_path):
+    wrong = (KIT_ROOT / "solutions" / "mistakes" / "char_chunk" / "drops_the_end.py").read_text()
+    canvas = tmp_path / "canvas"
+    write(canvas / "smithjohn_201_9201_char_chunk.py", solution())
+    write(canvas / "smithjohn_202_9202_char_chunk.py", wrong)
+    moodle = tmp_path / "moodle"
+    write(moodle / "John Smith_3001_assignsubmission_file" / "char_chunk.py", solution())
+    write(moodle / "JOHN SMITH_3002_assignsubmission_file" / "char_chunk.py", wrong)
+    for download, first, second in (
+        (canvas, "smithjohn (201)", "smithjohn (202)"),
+        (moodle, "John Smith (3001)", "JOHN SMITH (3002)"),
+    ):
+        out = tmp_path / f"out_{download.name}"
+        result = chunklab("grade", "--out", out, download)
+        assert result.exit_code == 0, result.stderr
+        scores = {r["student"]: r["score"] for r in result.reports}
+        full = result.reports[0]["max_score"]
+        assert scores[first] == full and 0 < scores[second] < full
+        assert len(scores) == 2
+        pages = sorted((out / "feedback").glob("*.html"))
+        assert len(pages) == 2
+        # Each page holds one student's grade: never the other's.
+        told = [f"{full:g} / {full:g}" in page.read_text() for page in pages]
+        assert sorted(told) == [False, True]
+
+
+def test_a_name_two_roster_rows_share_matches_neither(tmp_path):
+    # A Moodle gradebook export: its rows carry no participant id, so a download's folder
+    # is matched by the full name.
+    roster = write(
+        tmp_path / "roster.csv",
+        "Full name,Email address\nJohn Smith,js1@uni.example\njohn smith,js2@uni.example\n"
+        "Ann Lee,al@uni.example\n",
+    )
+    read = read_roster(roster, RosterColumns(None, None, None))
+    assert read.find("John Smith", "3001") is None
+    found = read.find("Ann Lee", "3003")
+    assert found is not None and found.key == "al@uni.example"

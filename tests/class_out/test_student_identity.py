@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.class_out.identity import same_student
+from chunklab.identity import same_student
 from tests.class_out.test_class_gradebooks import rows_of
 
 STUB = "def chunk(text, size, overlap):\n    return []\n"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from chunklab.class_out.csv_file import csv_text
-from chunklab.class_out.identity import same_student
+from chunklab.identity import same_student
 from chunklab.lessons import LESSONS
 from chunklab.report_out.table import Outline
 from chunklab.scoring.report import GradeReport, TestOutcome

@@ -27,9 +27,9 @@ from datetime import datetime, timezone
 from chunklab.class_out.class_options import LmsOptions
 from chunklab.class_out.csv_file import csv_text
 from chunklab.class_out.gradebook import NOTHING_HANDED_IN, Entry, lessons_of, number
-from chunklab.class_out.identity import same_student
 from chunklab.class_out.roster import CANVAS_POINTS_ROW, Roster, RosterStudent
 from chunklab.errors import UsageError
+from chunklab.identity import same_student
 from chunklab.lessons import LESSONS
 
 CANVAS_ID_COLUMNS = (

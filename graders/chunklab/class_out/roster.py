@@ -5,7 +5,7 @@ Canvas (`Student`, `ID`, `SIS User ID`, `SIS Login ID`, `Section`) or the
 participants or grades export of Moodle (`First name`, `Last name`,
 `ID number`, `Email address`). One column holds the names the submissions go
 by (a student folder's name, or a file's name without its lesson id); it is
-matched as `class_out.identity.same_student` says, and an email address also
+matched as `identity.same_student` says, and an email address also
 matches by the part before the `@`.
 
 A submission read from an LMS download carries the id that LMS knows the
@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chunklab.class_out.gradebook import NO_SUBMISSION, NOT_IN_ROSTER, Entry, best_entries
-from chunklab.class_out.identity import same_student
 from chunklab.errors import UsageError
+from chunklab.identity import same_student
 
 # Tried in this order when no column is named: Canvas's export, then Moodle's, then plain names.
 STUDENT_COLUMNS = (
@@ -102,12 +102,11 @@ class Roster:
             wanted = normal(lms_id)
             return next((s for s in self.students if normal(s.download_id) == wanted), None)
         wanted = normal(student)
-        for listed in self.students:
-            if wanted in keys_of(listed.key):
-                return listed
-        if lms_id:  # a download's name is the LMS's full name (Moodle's folders)
-            return next((s for s in self.students if s.name and normal(s.name) == wanted), None)
-        return None
+        found = [listed for listed in self.students if wanted in keys_of(listed.key)]
+        if not found and lms_id:  # a download's name is the LMS's full name (Moodle's folders)
+            found = [s for s in self.students if s.name and normal(s.name) == wanted]
+        # A name two listed students share tells neither: matched to no one, so it is said.
+        return found[0] if len(found) == 1 else None
 
 
 def normal(text: str) -> str:

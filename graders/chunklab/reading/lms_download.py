@@ -26,11 +26,13 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from chunklab.errors import SubmissionError, UsageError
+from chunklab.identity import same_student
 from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
 from chunklab.reading.candidates import code_cells, largest_file
@@ -284,12 +286,26 @@ def canvas_download(
             continue
         student.attachments[shown] = parts["attachment"]
         add_copy(student.staged, folder / entry.name, parts["file"], shown, order, limit)
+    shown_as = told_apart({key: student.name for key, student in students.items()})
     for key, student in students.items():
         mark = "_LATE" if student.late else ""
         feedback = f"{student.name}{mark}_{key}_{student.graded_attachment()}_feedback.html"
         yield from handed_of(
-            student.staged, lesson_id, limit, key, student.name, student.late, feedback
+            student.staged, lesson_id, limit, key, shown_as[key], student.late, feedback
         )
+
+
+def told_apart(names: dict[str, str]) -> dict[str, str]:
+    """Each LMS id's student name; a name two ids share gets its id too: `John Smith (1002)`.
+
+    The id is the student. Two students of one name are two students everywhere the
+    name stands for one (gradebooks, feedback pages, a roster matched by name).
+    """
+    count = Counter(same_student(name) for name in names.values())
+    return {
+        key: f"{name} ({key})" if count[same_student(name)] > 1 else name
+        for key, name in names.items()
+    }
 
 
 def handed_of(
@@ -351,8 +367,9 @@ def moodle_download(
             continue
         for number, (path, relative) in enumerate(walk(folder / entry.name)):
             add_copy(staged, path, path.name, f"{shown}/{relative}", order * 1000 + number, limit)
-    for key, (staged, name, feedback) in students.items():
-        yield from handed_of(staged, lesson_id, limit, key, name, False, feedback)
+    shown_as = told_apart({key: name for key, (_, name, _) in students.items()})
+    for key, (staged, _, feedback) in students.items():
+        yield from handed_of(staged, lesson_id, limit, key, shown_as[key], False, feedback)
 
 
 def add_copy(staged: Staged, path: Path, name: str, shown: str, order: int, limit: int) -> None:
