@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from chunklab.authoring.build_notebooks import notebook_text
+from chunklab.authoring.submission_notebook import submission_notebook
 from chunklab.class_out.roster import RosterColumns, read_roster
 from chunklab.reading.lms_download import detect
 from chunklab.reading.lms_files import plain_name
@@ -265,3 +267,17 @@ def test_a_name_two_roster_rows_share_matches_neither(tmp_path):
     assert read.find("John Smith", "3001") is None
     found = read.find("Ann Lee", "3003")
     assert found is not None and found.key == "al@uni.example"
+
+
+def test_a_download_names_the_file_graded_with_a_notebook_handed_in_beside_it(chunklab, tmp_path):
+    canvas = tmp_path / "canvas"
+    wrong = (KIT_ROOT / "solutions" / "mistakes" / "char_chunk" / "drops_the_end.py").read_text()
+    right = notebook_text(submission_notebook("char_chunk", solution()))
+    write(canvas / "dubéjosé_301_9301_char_chunk.ipynb", right)
+    write(canvas / "dubéjosé_301_9302_char_chunk.py", wrong)
+    result = chunklab("grade", canvas)
+    assert result.exit_code == 0, result.stderr
+    (report,) = result.reports
+    assert report["submission"].endswith("dubéjosé_301_9302_char_chunk.py")
+    assert report["score"] < report["max_score"]
+    assert [w["kind"] for w in report["warnings"]] == ["file_left_out"]

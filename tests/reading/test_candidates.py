@@ -91,7 +91,9 @@ def test_reading_a_folder_looks_at_each_file_once_and_reports_what_it_skipped(
         "notes.ipynb",
     }
     assert [(w.kind, w.message.split(":")[0]) for w in source.warnings] == [
-        ("file_skipped", "char_chunk_notes.py was not looked into to choose the file to grade")
+        ("file_skipped", "char_chunk_notes.py was not looked into to choose the file to grade"),
+        # A draft that defines the lesson's function too: named, since it is not graded.
+        ("file_left_out", "char_chunk_draft.py is not graded"),
     ]
 
 

@@ -280,3 +280,20 @@ def test_a_skipped_line_that_is_a_block_s_body_becomes_pass():
     code = strip_magics(source, "cell 1")
     assert code.source == "for n in (1, 2):\n    pass\nif True:\n    x = 1\n    pass\n    y = 2\n"
     compile(code.source, "cell", "exec")
+
+
+def test_a_folder_with_two_files_of_one_lesson_names_the_one_left_out(tmp_path):
+    folder = tmp_path / "jose"
+    folder.mkdir()
+    notebook_file(folder, "word_chunk.ipynb")
+    (folder / "word_chunk.py").write_text(REFERENCE)
+    (folder / "notes.py").write_text("TODO = 1\n")
+    source = read_submission(folder)
+    assert source.path.name == "word_chunk.py"
+    assert [(w.kind, w.message) for w in source.warnings] == [
+        (
+            "file_left_out",
+            "word_chunk.ipynb is not graded: word_chunk.py is graded for word_chunk, and one "
+            "file per lesson is; hand in only the file you want graded",
+        )
+    ]

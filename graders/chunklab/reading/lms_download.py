@@ -35,7 +35,8 @@ from chunklab.errors import SubmissionError, UsageError
 from chunklab.identity import same_student
 from chunklab.kit import Kit
 from chunklab.lessons import LESSONS
-from chunklab.reading.candidates import code_cells, largest_file
+from chunklab.reading.candidates import FolderLook, code_cells, largest_file
+from chunklab.reading.folder import OpenFolder
 from chunklab.reading.lms_files import (
     JUNK,
     not_a_submission,
@@ -44,7 +45,7 @@ from chunklab.reading.lms_files import (
     unpack,
 )
 from chunklab.reading.notebook_file import load_json
-from chunklab.reading.read import SubmissionPath, student_folder
+from chunklab.reading.read import SubmissionPath, folder_file, student_folder
 from chunklab.reading.safe_file import read_regular_file
 from chunklab.reading.student import MOST_FOLDER_ENTRIES
 from chunklab.scoring.report import Problem
@@ -226,15 +227,21 @@ def staged_items(
     staged.write()
     items = []
     for item in student_folder(staged.folder, lesson_id, limit):
-        lesson = item.lesson or lesson_id
-        named = [
-            shown
-            for plain, shown in staged.originals.items()
-            if lesson and plain.startswith(lesson)
-        ]
-        shown = named[0] if named else next(iter(staged.originals.values()), str(staged.folder))
+        graded = graded_name(staged.folder, item.lesson or lesson_id, limit)
+        shown = staged.originals.get(graded) or next(
+            iter(staged.originals.values()), str(staged.folder)
+        )
         items.append(replace(item, display=shown, student=student))
     return items
+
+
+def graded_name(folder: Path, lesson_id: str | None, limit: int) -> str:
+    """The name of the file reading the folder will grade for the lesson ("" if none is)."""
+    try:
+        with OpenFolder(folder) as opened:
+            return folder_file(opened, lesson_id, FolderLook(limit, opened)).name
+    except Exception:  # the reading itself says why, on the submission's report
+        return ""
 
 
 def copy_in(path: Path, limit: int) -> bytes:

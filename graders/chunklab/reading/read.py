@@ -32,6 +32,10 @@ from chunklab.reading.student import (
 )
 from chunklab.scoring.report import Problem
 
+# The kind of a warning naming a file of a student's folder that another file of the same
+# lesson was graded in place of.
+LEFT_OUT = "file_left_out"
+
 SUBMISSION_SUFFIXES = (".py", ".ipynb")
 # Entries of a class folder that tools leave behind: never a submission, never warned of.
 NEVER_SUBMISSIONS = (".git", ".ipynb_checkpoints", "__pycache__")
@@ -177,6 +181,26 @@ def folder_file(folder: OpenFolder, lesson_id: str | None, look: FolderLook) -> 
     )
 
 
+def left_out(
+    folder: OpenFolder, graded: Path, lesson: Lesson, look: FolderLook
+) -> tuple[Problem, ...]:
+    """A warning for each other file of the folder that defines the lesson's function or
+    class too: only one is graded. (Notes named after the lesson are not submissions.)"""
+    others = [
+        path
+        for path in pick_file(folder, lesson, look)
+        if path != graded and lesson.entry_point in look.at(path).defined
+    ]
+    return tuple(
+        Problem(
+            LEFT_OUT,
+            f"{path.name} is not graded: {graded.name} is graded for {lesson.id}, and one "
+            "file per lesson is; hand in only the file you want graded",
+        )
+        for path in others
+    )
+
+
 def only_lesson(folder: OpenFolder, look: FolderLook) -> Lesson | None:
     """The lesson of a folder whose files name one lesson only (by name or notebook metadata)."""
     named = lessons_in(folder, look)
@@ -283,7 +307,8 @@ def read_checked(
             lesson = lesson_of(file, lesson_id, code.notebook_lesson)
             text = "\n".join(cell.source for cell in code.cells)
             helpers = read_helpers(folder, file, code.code_bytes, limit, text)
-            warnings = look.warnings() + helpers.warnings + code.warnings
+            warnings = look.warnings() + left_out(folder, file, lesson, look)
+            warnings += helpers.warnings + code.warnings
     elif stat.S_ISREG(mode):
         file, code, helpers = path, read_code(path, limit), Helpers()
         lesson = lesson_of(file, lesson_id, code.notebook_lesson)
