@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from chunklab.scoring.feedback_policy import input_to_try, with_hidden_feedback
+from chunklab.scoring.feedback_policy import kept_under_rule, with_hidden_feedback
 from chunklab.scoring.report import GradeReport, Outcome, TestOutcome, Visibility
 from tests.conftest import KIT_ROOT
 
@@ -94,7 +94,7 @@ def test_every_output_follows_the_policy(
         assert all(t["feedback"] == "" for t in failures)
     else:
         # Only an input to try, a public or made-up one, never the hidden input.
-        assert all(t["feedback"] in ("", input_to_try(t["feedback"])) for t in failures)
+        assert all(t["feedback"] in ("", kept_under_rule(t["feedback"])) for t in failures)
         assert any(t["feedback"].startswith("Try: ") for t in failures)
     if policy == "none":
         assert {t["rule"] for t in failures} == {"a hidden check"}

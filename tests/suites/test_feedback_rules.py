@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from chunklab.scoring.feedback_policy import input_to_try, with_hidden_feedback
+from chunklab.scoring.feedback_policy import kept_under_rule, with_hidden_feedback
 from chunklab.scoring.outcomes import BuildsOn, settled
 from chunklab.scoring.report import GradeReport, TestOutcome
 from chunklab.suites.checks import TRY_PREFIX, RuleBroken
@@ -122,11 +122,13 @@ def test_a_graded_report_says_fix_a_rule_first_only_where_that_rule_failed(chunk
 # --- A hidden failure offers an input to try ------------------------------------------
 
 
-def test_the_rule_policy_keeps_only_the_input_to_try():
+def test_the_rule_policy_keeps_only_the_input_to_try_or_a_verdict():
     hidden = "Input: chunk('secret', 3, 1)\nExpected: ['sec']\nGot: []"
     tried = "Try: chunk('try', 2, 1)\nExpected: ['tr', 'ry']\nGot: []"
-    assert input_to_try(f"{hidden}\n{tried}") == tried
-    assert input_to_try(hidden) == ""
+    assert kept_under_rule(f"{hidden}\n{tried}") == tried
+    assert kept_under_rule(hidden) == ""
+    verdict = "Verdict: the answer is wrong; the time is not the problem (it came within 2 s)."
+    assert kept_under_rule(f"{hidden}\n{verdict}") == verdict
     report = GradeReport(
         "char_chunk",
         "a.py",
@@ -155,8 +157,14 @@ def test_a_hidden_failure_offers_an_input_that_shows_it_and_is_not_hidden(
     failed = [
         t for t in report["tests"] if t["visibility"] == "hidden" and t["outcome"] != "passed"
     ]
-    offered = [t for t in failed if t["feedback"]]
-    assert offered and all(t["feedback"].startswith(TRY_PREFIX) for t in offered)
+    offered = [t for t in failed if t["feedback"].startswith(TRY_PREFIX)]
+    # Else only the long document's verdict, which names no input.
+    assert offered and all(
+        t["feedback"].startswith(TRY_PREFIX)
+        or (t["name"].endswith("test_a_long_document") and t["feedback"].startswith("Verdict: "))
+        for t in failed
+        if t["feedback"]
+    )
     hidden_calls = calls_of_hidden_checks(lesson)
     wrong = getattr(load_module(mistake(lesson, name)), function)
     right = getattr(load_module(reference(lesson)), function)
@@ -206,13 +214,35 @@ def test_an_input_to_try_shows_no_hidden_input_a_submission_kept(
     result = chunklab("grade", "--lesson", lesson, "--jsonl", path)
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout.splitlines()[0])
-    shown = [
-        t["feedback"] for t in report["tests"] if t["visibility"] == "hidden" and t["feedback"]
-    ]
-    assert shown and all(feedback.startswith(TRY_PREFIX) for feedback in shown)
+    hidden = {t["name"]: t["feedback"] for t in report["tests"] if t["visibility"] == "hidden"}
+    shown = [feedback for feedback in hidden.values() if feedback.startswith(TRY_PREFIX)]
+    # The long document offers no input: its verdict names the exception's class alone.
+    long_document = "test_hidden.py::test_a_long_document"
+    assert hidden.pop(long_document) == "Verdict: your code raised ValueError on the long text."
+    assert shown and all(feedback in shown for feedback in hidden.values() if feedback)
     kept = set()
     for feedback in shown:
         message = re.search(r"ValueError: (.*)$", feedback, re.M)
         assert message is not None, feedback
         kept |= set(ast.literal_eval(ast.literal_eval(message.group(1))))
     assert kept and not kept & calls_of_hidden_checks(lesson)
+
+
+@pytest.mark.parametrize(
+    ("name", "verdict"),
+    [
+        (
+            "drops_the_end.py",
+            "Verdict: the answer is wrong; the time is not the problem (it came within 2 seconds).",
+        ),
+        (
+            "recursive_windows.py",
+            "Verdict: your code raised RecursionError on the long text: code that calls itself "
+            "once per chunk reaches Python's recursion limit.",
+        ),
+    ],
+)
+def test_the_long_documents_verdict_is_shown_without_its_text(chunklab, name, verdict):
+    report = graded(chunklab, "char_chunk", name, "rule")
+    (long_document,) = [t for t in report["tests"] if t["name"].endswith("test_a_long_document")]
+    assert (long_document["outcome"], long_document["feedback"]) == ("failed", verdict)

@@ -148,7 +148,7 @@ def test_a_wrong_long_answer_is_said_to_be_wrong_not_slow():
         rf"Expected: {len(expected)} chunks; chunk 0 is 'The Mr\. Sm'\n"
         rf"Got: {len(expected)} chunks; chunk 0 is 'the mr\. sm'\n"
         r"Chunk 0 is the first that differs\.\n"
-        r"The answer is wrong; the time is not the problem "
+        r"Verdict: the answer is wrong; the time is not the problem "
         rf"\(it came within {LONG_TEXT_SECONDS:g} seconds\)\.",
         message,
     ), message
@@ -160,7 +160,7 @@ def test_the_long_document_checks_judge_the_answer_before_the_time():
     message = failure_of(test, proxy, "word_chunk")
     assert "characters left out" not in message.split("\n", 1)[1]
     assert message.endswith(
-        "\nThe answer is wrong; the time is not the problem (it came within 2 seconds)."
+        "\nVerdict: the answer is wrong; the time is not the problem (it came within 2 seconds)."
     )
     assert re.search(r"\nExpected: \d+ chunks; chunk \d+ is .*\nGot: \d+ chunks; chunk", message)
 

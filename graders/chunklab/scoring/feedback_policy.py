@@ -7,7 +7,9 @@ and answer them by heart. Visible tests always keep their full feedback.
 - `full`: the rule, the input, what was expected and what the code returned;
 - `rule`: the rule (the default), and an input to try when the check found one:
   a public or made-up input, never a hidden one, that breaks the same rule for
-  this submission (the feedback's part from its line starting "Try: ");
+  this submission (the feedback's part from its line starting "Try: "), or a
+  verdict that names no input (from a line starting "Verdict: ": the long
+  document's wrong answer, or its growth);
 - `none`: points only, and not even which rule a hidden test checks.
 """
 
@@ -25,7 +27,7 @@ def hidden_test_shown(test: TestOutcome, number: int, policy: str) -> TestOutcom
     if test.visibility != "hidden" or policy == "full":
         return test
     if policy == "rule":
-        return replace(test, feedback=input_to_try(test.feedback))
+        return replace(test, feedback=kept_under_rule(test.feedback))
     return replace(
         test,
         name=f"hidden check {number}",
@@ -35,21 +37,24 @@ def hidden_test_shown(test: TestOutcome, number: int, policy: str) -> TestOutcom
     )
 
 
-def input_to_try(feedback: str) -> str:
-    """The part of a hidden check's feedback that offers an input to try; "" when none does.
+def kept_under_rule(feedback: str) -> str:
+    """The part of a hidden check's feedback that offers an input to try, or gives a verdict
+    that names no input; "" when there is none.
 
-    The offered input is always the feedback's last part, after what the hidden
-    input showed; the values shown there are quoted, so no line of theirs starts
-    with the prefix.
+    Either is always the feedback's last part, after what the hidden input showed;
+    the values shown there are quoted, so no line of theirs starts with a prefix.
     """
     # The suites' vocabulary imports pytest: the command line starts without it, and a
     # report is shown once the grading (which imports it anyway) has made it.
-    from chunklab.suites.checks import TRY_PREFIX
+    from chunklab.suites.checks import TRY_PREFIX, VERDICT_PREFIX
 
-    if feedback.startswith(TRY_PREFIX):
-        return feedback
-    _, found, tried = feedback.rpartition(f"\n{TRY_PREFIX}")
-    return f"{TRY_PREFIX}{tried}" if found else ""
+    for prefix in (TRY_PREFIX, VERDICT_PREFIX):
+        if feedback.startswith(prefix):
+            return feedback
+        _, found, kept = feedback.rpartition(f"\n{prefix}")
+        if found:
+            return f"{prefix}{kept}"
+    return ""
 
 
 def with_hidden_feedback(report: GradeReport, policy: str) -> GradeReport:

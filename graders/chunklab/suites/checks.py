@@ -22,6 +22,9 @@ MAX_SHOWN = 240
 # How a failure's offer of an input to try begins (see `tries`); the feedback policy looks
 # for it, and the student bundle, which has no hidden check, has it here.
 TRY_PREFIX = "Try: "
+# How a hidden check's verdict that names no input begins (the long document's: a wrong
+# answer, or growth past the limit): kept under the `rule` policy, as an offer to try is.
+VERDICT_PREFIX = "Verdict: "
 T = TypeVar("T")
 
 
@@ -33,11 +36,19 @@ class RuleBroken(pytest.fail.Exception):  # type: ignore[name-defined]  # set at
     """
 
     def __init__(
-        self, message: str, *, raised: bool = False, builds_on: str = "", alone: str = ""
+        self,
+        message: str,
+        *,
+        raised: bool = False,
+        builds_on: str = "",
+        alone: str = "",
+        exception: str = "",
     ) -> None:
         super().__init__(message, pytrace=False)
-        # The submission raised an exception rather than returning a wrong answer.
+        # The submission raised an exception rather than returning a wrong answer; its
+        # class, as the kit names it (a builtin one), where the check knows it.
         self.raised = raised
+        self.exception = exception
         # A check built on a basic rule that the input broke (see `building_on`): the rule,
         # and the basic check's own message, for when that rule's own tests all passed.
         self.builds_on = builds_on
@@ -164,7 +175,9 @@ def result_of(fn: Callable[..., Any], args: tuple, **kwargs: Any) -> Any:
         raise
     except Exception as exc:
         raise RuleBroken(
-            f"Input: {call_text(fn, args, kwargs)}\n{what_it_raised(fn, exc)}", raised=True
+            f"Input: {call_text(fn, args, kwargs)}\n{what_it_raised(fn, exc)}",
+            raised=True,
+            exception=raised_name(exc),
         ) from None
 
 

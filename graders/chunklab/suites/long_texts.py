@@ -26,7 +26,14 @@ from chunklab.contract import (
     known_answer,
 )
 from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, KitText, kit_text
-from chunklab.suites.checks import Lazy, RuleBroken, call_text, expect_same, result_of
+from chunklab.suites.checks import (
+    VERDICT_PREFIX,
+    Lazy,
+    RuleBroken,
+    call_text,
+    expect_same,
+    result_of,
+)
 
 T = TypeVar("T")
 
@@ -151,13 +158,21 @@ def expect_right_in_time(
     A wrong answer that came in time says so, so the feedback never leaves it
     open whether the time or the answer is the problem.
     """
-    value = answer()
+    try:
+        value = answer()
+    except RuleBroken as failed:
+        if not failed.exception:
+            raise
+        raised = f"\n{VERDICT_PREFIX}your code raised {failed.exception} on the long text"
+        if failed.exception == "RecursionError":
+            raised += ": code that calls itself once per chunk reaches Python's recursion limit"
+        raise RuleBroken(f"{failed}{raised}.", raised=True, exception=failed.exception) from None
     try:
         judge(value)
     except RuleBroken as wrong:
         in_time = (
-            f"\nThe answer is wrong; the time is not the problem (it came within "
-            f"{seconds:g} seconds)."
+            f"\n{VERDICT_PREFIX}the answer is wrong; the time is not the problem (it came "
+            f"within {seconds:g} seconds)."
         )
         raise RuleBroken(
             f"{wrong}{in_time}",
@@ -288,8 +303,8 @@ def grows_too_fast(fn: Callable[..., Any], long_args: tuple) -> RuleBroken:
     return RuleBroken(
         f"Input: {call_text(fn, long_args)}, and the same with the text's first "
         f"{SHORT_LENGTH:,} characters\n"
-        "On the text ten times longer, your code took far more than a few times ten "
-        "as long (its own CPU time), or a call did not finish in time: its work grows "
+        f"{VERDICT_PREFIX}on the text ten times longer, your code took far more than a few "
+        "times ten as long (its own CPU time), or a call did not finish in time: its work grows "
         "faster than the text, or never ends. Look for work done again at every chunk "
         "on the whole text or the rest of it: slicing or searching it anew, splitting "
         "it again, or building a new list from the old one; or for a loop that never "
