@@ -246,3 +246,51 @@ def test_the_long_documents_verdict_is_shown_without_its_text(chunklab, name, ve
     report = graded(chunklab, "char_chunk", name, "rule")
     (long_document,) = [t for t in report["tests"] if t["name"].endswith("test_a_long_document")]
     assert (long_document["outcome"], long_document["feedback"]) == ("failed", verdict)
+
+
+STRIPPING = """
+def chunk(text, size, overlap):
+    if size <= 0 or overlap < 0 or overlap >= size:
+        raise ValueError("size must be at least 1 and 0 <= overlap < size")
+    text = text.strip()
+    return [text[i:i + size] for i in range(0, max(len(text) - overlap, 1), size - overlap)]
+"""
+
+
+def test_code_that_strips_the_text_is_offered_a_text_with_whitespace_at_its_ends(
+    chunklab, tmp_path
+):
+    path = tmp_path / "stripping_char_chunk.py"
+    path.write_text(STRIPPING)
+    result = chunklab("grade", "--jobs", "1", "--jsonl", path)
+    report = json.loads(result.stdout.splitlines()[0])
+    hidden = {t["name"].split("::")[1]: t for t in report["tests"] if t["visibility"] == "hidden"}
+    shown = hidden["test_whitespace_and_accents_are_ordinary_characters"]["feedback"]
+    offered = offered_call(shown)
+    assert offered[0] != offered[0].strip()
+    assert "Expected: " in shown and "Got: " in shown
+
+
+DROPPING_REPEATS = """
+def solve(text, size, overlap):
+    words = list(dict.fromkeys(text.split()))
+    step = size - overlap
+    chunks = []
+    for start in range(0, len(words), step):
+        chunks.append(" ".join(words[start:start + size]))
+        if start + size >= len(words):
+            break
+    return chunks
+"""
+
+
+def test_a_mistake_about_repeated_words_fails_that_check_and_not_the_whitespace_one(
+    chunklab, tmp_path
+):
+    path = tmp_path / "dropping_repeats_word_chunk.py"
+    path.write_text(DROPPING_REPEATS)
+    result = chunklab("grade", "--jobs", "1", "--jsonl", path)
+    report = json.loads(result.stdout.splitlines()[0])
+    outcomes = {t["name"].split("::")[1]: t["outcome"] for t in report["tests"]}
+    assert outcomes["test_the_same_word_repeated_many_times"] == "failed"
+    assert outcomes["test_extra_spaces_and_a_line_break"] == "passed"

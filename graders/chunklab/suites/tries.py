@@ -104,7 +104,9 @@ CHAR_PUBLIC = [
 ]
 # Made-up texts: plain letters, and every kind of character the lesson says counts as it is.
 CHAR_TEXTS = ("try", "try this", "0123456789ab", "t\tr\r\ny\rz\x85 w", "e\u0301\u3000\ufb01\u200bz")
-CHAR_CALLS = CHAR_PUBLIC + settings_grid(CHAR_TEXTS)
+# Whitespace at a text's ends counts as any character does (code that strips it fails).
+CHAR_ENDS = [("  try  ", 3, 1), ("  try  ", 8, 3), ("\ttry this\n", 4, 2)]
+CHAR_CALLS = CHAR_PUBLIC + CHAR_ENDS + settings_grid(CHAR_TEXTS)
 # Invalid settings, on public texts and made-up ones.
 CHAR_INVALID = [
     ("abcdef", 0, 0),

@@ -214,10 +214,11 @@ def test_chunk_count_and_words_per_chunk(submission, reference):
 @pytest.mark.points(2)
 def test_extra_spaces_and_a_line_break(submission, reference):
     with trying(submission, reference, other_whitespace):
+        # No word twice: a mistake about repeated words is the repeated-word check's.
         expect_result(
             submission.solve,
-            ("the  cat   sat\non the\n\nmat", 3, 1),
-            ["the cat sat", "sat on the", "the mat"],
+            ("the  cat   sat\non my\n\nmat", 3, 1),
+            ["the cat sat", "sat on my", "my mat"],
         )
 
 
