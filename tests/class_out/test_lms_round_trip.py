@@ -281,3 +281,20 @@ def test_a_download_names_the_file_graded_with_a_notebook_handed_in_beside_it(ch
     assert report["submission"].endswith("dubéjosé_301_9302_char_chunk.py")
     assert report["score"] < report["max_score"]
     assert [w["kind"] for w in report["warnings"]] == ["file_left_out"]
+
+
+def test_a_student_who_handed_in_no_code_gets_one_report_for_the_lesson_the_file_names(
+    chunklab, tmp_path
+):
+    canvas = tmp_path / "canvas"
+    write(canvas / "zhaowei_401_9401_char_chunk.pdf", b"%PDF-1.4 not code")
+    write(canvas / "leeann_402_9402_char_chunk.py", solution())
+    result = chunklab("grade", canvas)
+    assert result.exit_code == 0, result.stderr
+    report = next(r for r in result.reports if r["lms_id"] == "401")
+    assert (report["lesson"], report["status"], report["score"]) == ("char_chunk", "error", 0)
+    assert report["max_score"] == next(r for r in result.reports if r["lms_id"] == "402")["score"]
+    assert report["submission"].endswith("zhaowei_401_9401_char_chunk.pdf")
+    assert [e["message"] for e in report["errors"]] == [
+        f"there is no .py file or notebook to grade in {report['submission']}"
+    ]

@@ -34,7 +34,7 @@ from pathlib import Path
 from chunklab.errors import SubmissionError, UsageError
 from chunklab.identity import same_student
 from chunklab.kit import Kit
-from chunklab.lessons import LESSONS
+from chunklab.lessons import LESSONS, lesson_named_in
 from chunklab.reading.candidates import FolderLook, code_cells, largest_file
 from chunklab.reading.folder import OpenFolder
 from chunklab.reading.lms_files import (
@@ -175,8 +175,11 @@ class Staged:
     warnings: list[Problem] = field(default_factory=list)
     # The original each plain name came from, for the report.
     originals: dict[str, str] = field(default_factory=dict)
+    # Everything handed in, graded or not, as shown to a person.
+    handed: list[str] = field(default_factory=list)
 
     def add(self, original: str, shown: str, data: bytes, order: int, limit: int) -> None:
+        self.handed.append(shown)
         plain = plain_name(original)
         if plain is None:
             self.warnings.append(not_a_submission(shown))
@@ -325,9 +328,13 @@ def handed_of(
     feedback: str,
 ) -> Iterator[Handed]:
     if not staged.files:
-        # Nothing to grade: said on a report of its own, so the student is not `missing` unseen.
+        # Nothing to grade: said on a report of its own, for the lesson what was handed in
+        # names, so the student is neither `missing` unseen nor counted twice.
         staged.write()
-        item = SubmissionPath(staged.folder, staged.folder.name, name, lesson_id)
+        shown = ", ".join(staged.handed) or f"what {name} handed in"
+        named = {lesson.id for lesson in map(lesson_named_in, staged.handed) if lesson}
+        lesson = lesson_id or (next(iter(named)) if len(named) == 1 else None)
+        item = SubmissionPath(staged.folder, shown, name, lesson)
         yield Handed(item, key, name, late, feedback, tuple(staged.warnings))
         return
     for item in staged_items(staged, lesson_id, limit, name):

@@ -160,11 +160,14 @@ def student_folder(folder: Path, lesson_id: str | None, limit: int) -> list[Subm
     return found or whole
 
 
-def folder_file(folder: OpenFolder, lesson_id: str | None, look: FolderLook) -> Path:
+def folder_file(
+    folder: OpenFolder, lesson_id: str | None, look: FolderLook, shown: str = ""
+) -> Path:
     """The file to grade in a student's folder: the only one, or the one that is the lesson's.
 
     Only regular files are considered, found without following symbolic links; a
     link or special file that looks like a submission makes the folder unsafe.
+    `shown` is what the folder is to a person (for an LMS download, what was handed in).
     """
     lesson = LESSONS.get(lesson_id) if lesson_id else only_lesson(folder, look)
     files = pick_file(folder, lesson, look)
@@ -172,7 +175,7 @@ def folder_file(folder: OpenFolder, lesson_id: str | None, look: FolderLook) -> 
         return files[0]
     if not files:
         raise UnreadableSubmissionError(
-            f"the folder {folder.name} holds no .py file or notebook to grade"
+            f"there is no .py file or notebook to grade in {shown or 'the folder ' + folder.name}"
         )
     names = ", ".join(p.name for p in files[:5])
     raise UnreadableSubmissionError(
@@ -302,7 +305,7 @@ def read_checked(
         # Opened once: a folder swapped for a link since it was found is refused here.
         with OpenFolder(path) as folder:
             look = FolderLook(limit, folder)
-            file = folder_file(folder, lesson_id, look)
+            file = folder_file(folder, lesson_id, look, display or "")
             code = read_code(file, limit, folder)
             lesson = lesson_of(file, lesson_id, code.notebook_lesson)
             text = "\n".join(cell.source for cell in code.cells)
