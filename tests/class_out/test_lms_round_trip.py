@@ -108,6 +108,9 @@ def test_a_canvas_download_and_export_round_trip(chunklab, tmp_path):
         "zhangwei_104_9004_feedback.html",
     ]
     assert "Feedback for de la Cruz, María" in pages["delacruzmaría_101_9001_feedback.html"]
+    # A page names the file graded, not where the grading machine keeps it.
+    graded = '<span class="muted">smithjonesann_103_9013_char_chunk-1.py</span>'
+    assert graded in pages["smithjonesann_103_9013_feedback.html"]
 
 
 def test_a_moodle_zip_and_grading_worksheet_round_trip(chunklab, tmp_path):

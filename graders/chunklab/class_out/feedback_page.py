@@ -93,7 +93,8 @@ def lesson_feedback(report: GradeReport, policy: str) -> LessonFeedback:
     return LessonFeedback(
         lesson=lesson or "unknown lesson",
         title=known.title if known else "Unknown lesson",
-        submission=report.submission,
+        # The file's own name: where it sits on the grading machine is not the student's.
+        submission=report.submission.replace("\\", "/").rsplit("/", 1)[-1],
         status=report.status,
         score=report.score,
         max_score=report.max_score,
