@@ -182,5 +182,6 @@ class Backend:
         """A new grader test starts, stating its calls' own limit or not."""
 
     def afresh(self) -> None:
-        """The next call goes to a worker that has run the cells and nothing else since.
-        A backend that keeps no submission apart (the kit's own tests) has none to make."""
+        """Until the next test, calls go to a worker that has run the cells and, since then,
+        only calls made this way. A backend that keeps no submission apart (the kit's own
+        tests) has none to make."""

@@ -170,8 +170,9 @@ class SubmissionProxy(Calls):
         self._backend.begin_test(call_seconds)
 
     def afresh(self) -> None:
-        """From now on the calls go to the submission as it was just loaded: a new worker,
-        which keeps nothing of the calls before (their inputs included)."""
+        """Until the next test, the calls go to a worker of their own, which has run the
+        submission's cells and since then only calls made after `afresh`: nothing of the
+        other calls (their inputs included) is in it."""
         self._answered.clear()
         self._backend.afresh()
 
