@@ -301,3 +301,14 @@ def test_a_student_who_handed_in_no_code_gets_one_report_for_the_lesson_the_file
     assert [e["message"] for e in report["errors"]] == [
         f"there is no .py file or notebook to grade in {report['submission']}"
     ]
+
+
+def test_two_students_of_one_name_in_two_downloads_graded_together_are_two(chunklab, tmp_path):
+    wrong = (KIT_ROOT / "solutions" / "mistakes" / "char_chunk" / "drops_the_end.py").read_text()
+    write(tmp_path / "section_a" / "smithjohn_201_9201_char_chunk.py", solution())
+    write(tmp_path / "section_b" / "smithjohn_202_9202_char_chunk.py", wrong)
+    out = tmp_path / "out"
+    result = chunklab("grade", "--out", out, tmp_path / "section_a", tmp_path / "section_b")
+    assert result.exit_code == 0, result.stderr
+    assert sorted(r["student"] for r in result.reports) == ["smithjohn (201)", "smithjohn (202)"]
+    assert len(list((out / "feedback").glob("*.html"))) == 2

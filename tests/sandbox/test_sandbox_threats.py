@@ -357,6 +357,34 @@ def test_signalling_its_own_process_group_reaches_no_other_worker(zygote, sandbo
     assert sandboxed(REFERENCE).chunk("abc", 2, 0) == ["ab", "c"]
 
 
+ABSTRACT_SOCKET = (
+    "import socket\n"
+    "held = []\n"
+    "def listen():\n"
+    "    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+    "    server.bind('\\0chunklab-between-workers')\n"
+    "    server.listen()\n"
+    "    held.append(server)\n"
+    "    return 'listening'\n"
+    "def reach():\n"
+    "    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+    "    try:\n"
+    "        client.connect('\\0chunklab-between-workers')\n"
+    "    except OSError as error:\n"
+    "        return type(error).__name__\n"
+    "    return 'connected'\n"
+)
+
+
+def test_two_workers_alive_at_once_share_no_socket(sandboxed, needs_namespaces):
+    # A test's worker waits while a failed check's inputs to try go to another worker of
+    # the same submission: nothing may pass between them, nor between two submissions.
+    waiting = sandboxed(ABSTRACT_SOCKET)
+    assert waiting.listen() == "listening"
+    assert waiting.reach() == "connected"  # within one worker, the socket works
+    assert sandboxed(ABSTRACT_SOCKET).reach() == "ConnectionRefusedError"
+
+
 def test_output_folder_is_out_of_reach_even_for_a_detached_child(
     chunklab, tmp_path, needs_namespaces
 ):

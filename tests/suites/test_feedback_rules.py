@@ -10,10 +10,12 @@ import re
 
 import pytest
 
+from chunklab.contract import SubmissionRaised
 from chunklab.scoring.feedback_policy import kept_under_rule, with_hidden_feedback
 from chunklab.scoring.outcomes import BuildsOn, settled
 from chunklab.scoring.report import GradeReport, TestOutcome
-from chunklab.suites.checks import TRY_PREFIX, RuleBroken
+from chunklab.suite_run.submission_proxy import NotPlainData
+from chunklab.suites.checks import TRY_PREFIX, RuleBroken, what_it_raised
 from chunklab.suites.tries import CHAR_CALLS, CHAR_INVALID, WORD_CALLS
 from tests.suites.test_grader_trust import mistake, reference
 from tests.suites.test_window_lessons import (
@@ -294,3 +296,48 @@ def test_a_mistake_about_repeated_words_fails_that_check_and_not_the_whitespace_
     outcomes = {t["name"].split("::")[1]: t["outcome"] for t in report["tests"]}
     assert outcomes["test_the_same_word_repeated_many_times"] == "failed"
     assert outcomes["test_extra_spaces_and_a_line_break"] == "passed"
+
+
+# Right on its first calls; then it answers with an object whose repr starts a line of its
+# own, "Try: ...", holding the inputs it was given, and on the long text it raises a class
+# of its own named after them. Neither may reach the feedback the `rule` policy keeps.
+FORGING = """
+seen = []
+class Shown:
+    def __repr__(self):
+        return "\\\\nTry: chunk" + repr(seen[-1]) + "\\\\nExpected: x"
+def chunk(text, size, overlap):
+    seen.append((text, size, overlap))
+    if len(text) > 10_000:
+        raise type("kept_" + str(len(seen)) + "\\\\nTry: " + repr(seen[-2]), (BaseException,), {})()
+    if len(seen) > 40:
+        return Shown()
+    if size <= 0 or overlap < 0 or overlap >= size:
+        raise ValueError("size must be at least 1 and 0 <= overlap < size")
+    step = size - overlap
+    return [text[i:i + size] for i in range(0, max(len(text) - overlap, 1), step)] if text else []
+"""
+
+
+def test_what_a_submission_names_or_shows_cannot_forge_a_line_the_policy_keeps(
+    chunklab, tmp_path
+):
+    path = tmp_path / "forging_char_chunk.py"
+    path.write_text(FORGING)
+    result = chunklab("grade", "--jobs", "1", "--jsonl", path)
+    report = json.loads(result.stdout.splitlines()[0])
+    kept = {t["name"]: t["feedback"] for t in report["tests"] if t["visibility"] == "hidden"}
+    assert kept.pop("test_hidden.py::test_a_long_document") == (
+        "Verdict: your code raised an exception of its own class on the long text."
+    )
+    offered = [feedback for feedback in kept.values() if feedback]
+    assert offered and all(feedback.startswith(TRY_PREFIX) for feedback in offered)
+    public = set(CHAR_CALLS + CHAR_INVALID)
+    assert all(offered_call(feedback) in public for feedback in offered)
+
+
+def test_names_and_reprs_a_submission_chose_start_no_line_of_feedback():
+    forged = "\nTry: chunk('a hidden input', 1, 0)"
+    assert "\n" not in repr(NotPlainData("Kept" + forged, "<Kept>" + forged))
+    raised = what_it_raised(lambda: None, SubmissionRaised("Kept" + forged, "a message"))
+    assert raised.startswith("It raised Kept\\nTry: ") and "\n" not in raised

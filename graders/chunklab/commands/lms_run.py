@@ -105,6 +105,12 @@ def find_with_downloads(
         found.items += items
         if not items:
             found.empty.append(path)
+    if found.handed:
+        from chunklab.reading.lms_download import told_apart
+
+        found.handed = told_apart(found.handed)
+        for number, handed in found.handed.items():
+            found.items[number] = handed.item
     return found
 
 

@@ -296,26 +296,32 @@ def canvas_download(
             continue
         student.attachments[shown] = parts["attachment"]
         add_copy(student.staged, folder / entry.name, parts["file"], shown, order, limit)
-    shown_as = told_apart({key: student.name for key, student in students.items()})
     for key, student in students.items():
         mark = "_LATE" if student.late else ""
         feedback = f"{student.name}{mark}_{key}_{student.graded_attachment()}_feedback.html"
         yield from handed_of(
-            student.staged, lesson_id, limit, key, shown_as[key], student.late, feedback
+            student.staged, lesson_id, limit, key, student.name, student.late, feedback
         )
 
 
-def told_apart(names: dict[str, str]) -> dict[str, str]:
-    """Each LMS id's student name; a name two ids share gets its id too: `John Smith (1002)`.
+def told_apart(handed: dict[int, Handed]) -> dict[int, Handed]:
+    """Every download's submissions of a run, a name two LMS ids share given the id too:
+    `John Smith (1002)`.
 
-    The id is the student. Two students of one name are two students everywhere the
-    name stands for one (gradebooks, feedback pages, a roster matched by name).
+    The id is the student. Two students of one name, in one download or in two graded
+    together, are two students everywhere the name stands for one (gradebooks,
+    feedback pages, a roster matched by name).
     """
+    names = {each.lms_id: each.name for each in handed.values()}
     count = Counter(same_student(name) for name in names.values())
-    return {
-        key: f"{name} ({key})" if count[same_student(name)] > 1 else name
-        for key, name in names.items()
-    }
+
+    def shown(each: Handed) -> Handed:
+        if count[same_student(each.name)] == 1:
+            return each
+        name = f"{each.name} ({each.lms_id})"
+        return replace(each, name=name, item=replace(each.item, student=name))
+
+    return {number: shown(each) for number, each in handed.items()}
 
 
 def handed_of(
@@ -381,9 +387,8 @@ def moodle_download(
             continue
         for number, (path, relative) in enumerate(walk(folder / entry.name)):
             add_copy(staged, path, path.name, f"{shown}/{relative}", order * 1000 + number, limit)
-    shown_as = told_apart({key: name for key, (_, name, _) in students.items()})
-    for key, (staged, _, feedback) in students.items():
-        yield from handed_of(staged, lesson_id, limit, key, shown_as[key], False, feedback)
+    for key, (staged, name, feedback) in students.items():
+        yield from handed_of(staged, lesson_id, limit, key, name, False, feedback)
 
 
 def add_copy(staged: Staged, path: Path, name: str, shown: str, order: int, limit: int) -> None:

@@ -436,9 +436,10 @@ def spawn(config, fds, worker, worker_id, confinement):
             become_worker(config, fds, worker, worker_id, confinement)
         return pid
     if CLONE_SYSCALL is not None and config["direct_clone"]:
-        # Like fork (this process runs no other thread), plus new PID, mount and IPC
-        # namespaces: no System V memory, semaphore or queue outlives a worker.
-        flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | signal.SIGCHLD
+        # Like fork (this process runs no other thread), plus new PID, mount, IPC and
+        # network namespaces: no System V memory, semaphore or queue outlives a worker,
+        # and no socket (an abstract Unix one included) joins two workers alive at once.
+        flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | signal.SIGCHLD
         pid = libc.syscall(CLONE_SYSCALL, flags, 0, 0, 0, 0)
         if pid == 0:
             become_worker(config, fds, worker, worker_id, confinement)
@@ -447,14 +448,14 @@ def spawn(config, fds, worker, worker_id, confinement):
     report_read, report_write = os.pipe()
     middle = os.fork()
     if middle == 0:
-        # The new PID namespace applies to the next child, which becomes its PID 1 (in an
-        # IPC namespace of its own too):
+        # The new PID namespace applies to the next child, which becomes its PID 1 (in
+        # IPC and network namespaces of its own too):
         # when it ends, the kernel ends every process left in the namespace. This
         # process stays to tie the worker's life to the zygote's.
         os.close(report_read)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        check(libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC), "unshare pid")
+        check(libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET), "unshare pid")
         pid = os.fork()
         if pid == 0:
             os.close(report_write)

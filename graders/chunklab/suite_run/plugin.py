@@ -27,6 +27,7 @@ from chunklab.scoring.outcomes import BuildsOn, outcome_of, settled
 from chunklab.scoring.report import TestOutcome
 from chunklab.suite_run.submission_proxy import SubmissionProxy
 from chunklab.suites.checks import RuleBroken, shorten
+from chunklab.text import terminal_safe
 
 MARKERS = (
     "rule(text): the lesson rule a grader test checks, in words a student understands",
@@ -327,7 +328,8 @@ def classify_failure(error: BaseException) -> tuple[str, str]:
     call = getattr(error, "chunklab_call", None)
     if call is not None:
         return "failed", (
-            f"Input: {call}\nIt raised {raised_name(error)}: {shorten(str(error), 160)}"
+            f"Input: {call}\nIt raised {terminal_safe(raised_name(error))}: "
+            f"{shorten(str(error), 160)}"
         )
     if isinstance(error, AssertionError):
         return "failed", shorten(str(error), 400)

@@ -30,7 +30,7 @@ from chunklab.contract import (
 from chunklab.kit_texts import KitText, call_arguments
 from chunklab.sandbox.worker_main import MAX_REPR, digest_of_bytes
 from chunklab.suites.checks import shorten
-from chunklab.text import first_of
+from chunklab.text import first_of, terminal_safe
 
 __all__ = ["CallTimedOut", "NotPlainData", "SubmissionProxy", "SubmissionRaised", "WorkerCrashed"]
 
@@ -46,8 +46,9 @@ class NotPlainData:
     text: str
 
     def __repr__(self) -> str:
+        # Both are the submission's choice: escaped, they start no line of feedback.
         article = "an" if self.type_name[:1].lower() in "aeiou" else "a"
-        return f"<{article} {self.type_name}: {self.text}>"
+        return f"<{article} {terminal_safe(self.type_name)}: {terminal_safe(self.text)}>"
 
 
 def decode(value: Any) -> Any:

@@ -8,6 +8,7 @@ repeat it. Values are compared by type as well as by value.
 
 from __future__ import annotations
 
+import builtins
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress, count, pairwise
@@ -17,6 +18,7 @@ from typing import Any, NoReturn, TypeVar
 import pytest
 
 from chunklab.contract import NOT_THE_SUBMISSIONS_ANSWER, raised_name
+from chunklab.text import terminal_safe
 
 MAX_SHOWN = 240
 # How a failure's offer of an input to try begins (see `tries`); the feedback policy looks
@@ -177,8 +179,18 @@ def result_of(fn: Callable[..., Any], args: tuple, **kwargs: Any) -> Any:
         raise RuleBroken(
             f"Input: {call_text(fn, args, kwargs)}\n{what_it_raised(fn, exc)}",
             raised=True,
-            exception=raised_name(exc),
+            exception=builtin_name(exc),
         ) from None
+
+
+def builtin_name(exc: BaseException) -> str:
+    """The name of the exception's class where it is one of Python's own; else "".
+
+    A class of the submission's own may be named anything, inputs it kept included.
+    """
+    name = raised_name(exc)
+    known = vars(builtins).get(name)
+    return name if isinstance(known, type) and issubclass(known, BaseException) else ""
 
 
 def what_it_raised(fn: Callable[..., Any], exc: Exception) -> str:
@@ -187,7 +199,8 @@ def what_it_raised(fn: Callable[..., Any], exc: Exception) -> str:
         limit = memory_limit_mb(fn)
         used = f"more than {limit} MB" if limit else "more memory than it may"
         return f"It ran out of memory: it used {used} (MemoryError)."
-    return f"It raised {raised_name(exc)}: {raised_message(exc)}"
+    # The class's name is the submission's choice: escaped, it starts no line of its own.
+    return f"It raised {terminal_safe(raised_name(exc))}: {raised_message(exc)}"
 
 
 def raised_message(exc: Exception) -> str:
@@ -203,6 +216,7 @@ def raised_message(exc: Exception) -> str:
     else:
         message = str(exc)
     if isinstance(exc, KeyError):
+        message = terminal_safe(message)
         return message if len(message) <= 160 else f"{message[:140]} ...[cut]"
     return shorten(message, 160)
 

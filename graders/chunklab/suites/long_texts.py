@@ -161,9 +161,11 @@ def expect_right_in_time(
     try:
         value = answer()
     except RuleBroken as failed:
-        if not failed.exception:
+        if not failed.raised:
             raise
-        raised = f"\n{VERDICT_PREFIX}your code raised {failed.exception} on the long text"
+        # Only a class of Python's own is named: the submission's own could carry inputs.
+        named = failed.exception or "an exception of its own class"
+        raised = f"\n{VERDICT_PREFIX}your code raised {named} on the long text"
         if failed.exception == "RecursionError":
             raised += ": code that calls itself once per chunk reaches Python's recursion limit"
         raise RuleBroken(f"{failed}{raised}.", raised=True, exception=failed.exception) from None
