@@ -113,6 +113,14 @@ def graded(chunklab, lesson: str, name: str, policy: str) -> dict:
     return json.loads(result.stdout.splitlines()[0])
 
 
+def graded_source(chunklab, path, source: str) -> dict:
+    """The report of `source`, written to `path` and graded alone."""
+    path.write_text(source)
+    result = chunklab("grade", "--jobs", "1", "--jsonl", path)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[0])
+
+
 def test_a_graded_report_says_fix_a_rule_first_only_where_that_rule_failed(chunklab):
     report = graded(chunklab, "chunking_pipeline", "whitespace_run_kept_past_the_window.py", "full")
     failed = {t["rule"] for t in report["tests"] if t["outcome"] != "passed"}
@@ -262,10 +270,7 @@ def chunk(text, size, overlap):
 def test_code_that_strips_the_text_is_offered_a_text_with_whitespace_at_its_ends(
     chunklab, tmp_path
 ):
-    path = tmp_path / "stripping_char_chunk.py"
-    path.write_text(STRIPPING)
-    result = chunklab("grade", "--jobs", "1", "--jsonl", path)
-    report = json.loads(result.stdout.splitlines()[0])
+    report = graded_source(chunklab, tmp_path / "stripping_char_chunk.py", STRIPPING)
     hidden = {t["name"].split("::")[1]: t for t in report["tests"] if t["visibility"] == "hidden"}
     shown = hidden["test_whitespace_and_accents_are_ordinary_characters"]["feedback"]
     offered = offered_call(shown)
@@ -289,10 +294,7 @@ def solve(text, size, overlap):
 def test_a_mistake_about_repeated_words_fails_that_check_and_not_the_whitespace_one(
     chunklab, tmp_path
 ):
-    path = tmp_path / "dropping_repeats_word_chunk.py"
-    path.write_text(DROPPING_REPEATS)
-    result = chunklab("grade", "--jobs", "1", "--jsonl", path)
-    report = json.loads(result.stdout.splitlines()[0])
+    report = graded_source(chunklab, tmp_path / "dropping_repeats_word_chunk.py", DROPPING_REPEATS)
     outcomes = {t["name"].split("::")[1]: t["outcome"] for t in report["tests"]}
     assert outcomes["test_the_same_word_repeated_many_times"] == "failed"
     assert outcomes["test_extra_spaces_and_a_line_break"] == "passed"
@@ -322,10 +324,7 @@ def chunk(text, size, overlap):
 def test_what_a_submission_names_or_shows_cannot_forge_a_line_the_policy_keeps(
     chunklab, tmp_path
 ):
-    path = tmp_path / "forging_char_chunk.py"
-    path.write_text(FORGING)
-    result = chunklab("grade", "--jobs", "1", "--jsonl", path)
-    report = json.loads(result.stdout.splitlines()[0])
+    report = graded_source(chunklab, tmp_path / "forging_char_chunk.py", FORGING)
     kept = {t["name"]: t["feedback"] for t in report["tests"] if t["visibility"] == "hidden"}
     assert kept.pop("test_hidden.py::test_a_long_document") == (
         "Verdict: your code raised an exception of its own class on the long text."
