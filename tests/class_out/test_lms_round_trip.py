@@ -13,7 +13,7 @@ import pytest
 from chunklab.authoring.build_notebooks import notebook_text
 from chunklab.authoring.submission_notebook import submission_notebook
 from chunklab.class_out.roster import RosterColumns, read_roster
-from chunklab.reading.lms_download import detect
+from chunklab.reading.lms_download import detect, read_download
 from chunklab.reading.lms_files import plain_name
 from tests.class_out.lms_classes import canvas_class, classroom_class, moodle_class, solution, write
 from tests.class_out.test_class_gradebooks import rows_of
@@ -312,3 +312,37 @@ def test_two_students_of_one_name_in_two_downloads_graded_together_are_two(chunk
     assert result.exit_code == 0, result.stderr
     assert sorted(r["student"] for r in result.reports) == ["smithjohn (201)", "smithjohn (202)"]
     assert len(list((out / "feedback").glob("*.html"))) == 2
+
+
+def test_canvas_feedback_goes_to_the_upload_that_was_graded(tmp_path):
+    canvas = tmp_path / "canvas"
+    right = notebook_text(submission_notebook("char_chunk", solution()))
+    write(canvas / "dubéjosé_301_9301_char_chunk.ipynb", right)
+    write(canvas / "dubéjosé_301_9302_char_chunk.py", solution())
+    download = read_download(canvas, "canvas", True, None, 1024 * 1024, tmp_path / "staged", None)
+    (handed,) = download.handed
+    assert handed.item.display.endswith("dubéjosé_301_9302_char_chunk.py")
+    assert handed.feedback_as == "dubéjosé_301_9302_feedback.html"
+
+
+def test_a_student_whose_files_name_no_lesson_is_reported_for_the_downloads_lesson(
+    chunklab, tmp_path
+):
+    canvas = tmp_path / "canvas"
+    write(canvas / "zhaowei_401_9401_homework.pdf", b"%PDF-1.4 not code")
+    write(canvas / "leeann_402_9402_char_chunk.py", solution())
+    result = chunklab("grade", canvas)
+    assert result.exit_code == 0, result.stderr
+    report = next(r for r in result.reports if r["lms_id"] == "401")
+    assert (report["lesson"], report["status"]) == ("char_chunk", "error")
+
+
+def test_a_moodle_folder_name_matches_the_full_name_moodle_made_it_from(tmp_path):
+    # Moodle drops ' and & (among others) from the names it writes in its folder names.
+    roster = write(
+        tmp_path / "roster.csv",
+        "Full name,Email address\nSeán O'Brien,sean@uni.example\nRen & Stimpy,ren@uni.example\n",
+    )
+    read = read_roster(roster, RosterColumns(None, None, None))
+    found = [read.find(name, "3001") for name in ("Seán OBrien", "Ren  Stimpy", "Sean OBrien")]
+    assert [s.key if s else None for s in found] == ["sean@uni.example", "ren@uni.example", None]

@@ -297,3 +297,18 @@ def test_a_folder_with_two_files_of_one_lesson_names_the_one_left_out(tmp_path):
             "file per lesson is; hand in only the file you want graded",
         )
     ]
+
+
+def test_a_second_file_defining_the_function_is_named_unless_the_graded_code_imports_it(
+    tmp_path,
+):
+    folder = tmp_path / "kim"
+    folder.mkdir()
+    (folder / "word_chunk.py").write_text("from tools import solve\n")
+    (folder / "tools.py").write_text(REFERENCE)  # a helper the graded file imports
+    (folder / "solution.py").write_text(REFERENCE)  # another attempt, not imported
+    source = read_submission(folder)
+    assert source.path.name == "word_chunk.py"
+    assert [w.message.split(":")[0] for w in source.warnings if w.kind == "file_left_out"] == [
+        "solution.py is not graded"
+    ]

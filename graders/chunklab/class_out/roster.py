@@ -19,6 +19,7 @@ matched instead, by the same rule.
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -104,13 +105,24 @@ class Roster:
         wanted = normal(student)
         found = [listed for listed in self.students if wanted in keys_of(listed.key)]
         if not found and lms_id:  # a download's name is the LMS's full name (Moodle's folders)
-            found = [s for s in self.students if s.name and normal(s.name) == wanted]
+            as_named = as_moodle_names(wanted)
+            found = [s for s in self.students if s.name and as_moodle_names(s.name) == as_named]
         # A name two listed students share tells neither: matched to no one, so it is said.
         return found[0] if len(found) == 1 else None
 
 
 def normal(text: str) -> str:
     return same_student(text)
+
+
+# What Moodle drops from a name when it makes a download's folder name of it (PARAM_FILE in
+# `clean_param`: control characters and & < > " ` | ' : \ /): "Seán O'Brien" is "Seán OBrien".
+MOODLE_DROPS = re.compile(r"[\x00-\x1f\x7f&<>\"`|':\\/]")
+
+
+def as_moodle_names(name: str) -> str:
+    """A full name as Moodle writes it in a folder name, compared as names are."""
+    return normal(MOODLE_DROPS.sub("", name))
 
 
 def download_id_of(fields: dict[str, str]) -> str:

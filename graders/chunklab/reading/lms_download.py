@@ -78,6 +78,8 @@ class Handed:
     warnings: tuple[Problem, ...] = ()
     # A repository copy's file exactly as it was handed out: nothing to grade.
     untouched: bool = False
+    # Nothing that could be graded was handed in (only other files, or none).
+    no_code: bool = False
 
 
 @dataclass
@@ -145,7 +147,29 @@ def read_download(
         download.handed = list(moodle_download(folder, lesson_id, limit, staging, download.skipped))
     else:
         download.handed = list(classroom_download(folder, lesson_id, limit, kit))
+    download.handed = of_the_assignment(download.handed)
     return download
+
+
+def of_the_assignment(handed: list[Handed]) -> list[Handed]:
+    """A download is one assignment: a student who handed in no code, under names that
+    tell no lesson, is reported for the one lesson every file of code names, if they do."""
+    named = {
+        lesson.id
+        for each in handed
+        if not each.no_code
+        for lesson in [lesson_named_in(each.item.display.rsplit("/", 1)[-1])]
+        if lesson is not None
+    }
+    if len(named) != 1:
+        return handed
+    lesson = next(iter(named))
+    return [
+        replace(each, item=replace(each.item, lesson=lesson))
+        if each.no_code and each.item.lesson is None
+        else each
+        for each in handed
+    ]
 
 
 def unzip_download(archive: Path, into: Path, limit: int) -> None:
@@ -177,6 +201,7 @@ class Staged:
     originals: dict[str, str] = field(default_factory=dict)
     # Everything handed in, graded or not, as shown to a person.
     handed: list[str] = field(default_factory=list)
+    written: bool = False
 
     def add(self, original: str, shown: str, data: bytes, order: int, limit: int) -> None:
         self.handed.append(shown)
@@ -218,6 +243,9 @@ class Staged:
         self.originals[plain.name] = shown
 
     def write(self) -> None:
+        if self.written:
+            return
+        self.written = True
         self.folder.mkdir(parents=True, exist_ok=True)
         for name, (_, _, data) in self.files.items():
             (self.folder / name).write_bytes(data)
@@ -260,12 +288,12 @@ class CanvasStudent:
     # Each file's attachment id: Canvas attaches a feedback file named with a graded one's.
     attachments: dict[str, str] = field(default_factory=dict)
 
-    def graded_attachment(self) -> str:
-        graded = [
-            self.attachments.get(shown.split(": ")[0], "")
-            for shown in self.staged.originals.values()
-        ]
-        return next((a for a in graded if a), next(iter(self.attachments.values()), "0"))
+    def graded_attachment(self, graded: str) -> str:
+        """The attachment id of the upload the file `graded` came from (else the first one's):
+        Canvas attaches the feedback file to that upload."""
+        shown = self.staged.originals.get(graded) or next(iter(self.staged.originals.values()), "")
+        found = self.attachments.get(shown.split(": ")[0], "")
+        return found or next(iter(self.attachments.values()), "0")
 
 
 def canvas_download(
@@ -298,7 +326,9 @@ def canvas_download(
         add_copy(student.staged, folder / entry.name, parts["file"], shown, order, limit)
     for key, student in students.items():
         mark = "_LATE" if student.late else ""
-        feedback = f"{student.name}{mark}_{key}_{student.graded_attachment()}_feedback.html"
+        student.staged.write()
+        attachment = student.graded_attachment(graded_name(student.staged.folder, lesson_id, limit))
+        feedback = f"{student.name}{mark}_{key}_{attachment}_feedback.html"
         yield from handed_of(
             student.staged, lesson_id, limit, key, student.name, student.late, feedback
         )
@@ -341,7 +371,7 @@ def handed_of(
         named = {lesson.id for lesson in map(lesson_named_in, staged.handed) if lesson}
         lesson = lesson_id or (next(iter(named)) if len(named) == 1 else None)
         item = SubmissionPath(staged.folder, shown, name, lesson)
-        yield Handed(item, key, name, late, feedback, tuple(staged.warnings))
+        yield Handed(item, key, name, late, feedback, tuple(staged.warnings), no_code=True)
         return
     for item in staged_items(staged, lesson_id, limit, name):
         yield Handed(item, key, name, late, feedback, tuple(staged.warnings))

@@ -17,7 +17,7 @@ from chunklab.errors import (
 from chunklab.lessons import LESSONS, Lesson, get_lesson
 from chunklab.reading.candidates import DEFAULT_MAX_SUBMISSION_KB, FolderLook
 from chunklab.reading.folder import OpenFolder
-from chunklab.reading.helpers import Helpers, read_helpers
+from chunklab.reading.helpers import Helpers, imports, read_helpers
 from chunklab.reading.lesson_of import lesson_of
 from chunklab.reading.notebook_file import CLEAR_OUTPUTS, NOTEBOOK_OUTPUTS_BYTES, read_notebook
 from chunklab.reading.python_file import read_python
@@ -185,14 +185,18 @@ def folder_file(
 
 
 def left_out(
-    folder: OpenFolder, graded: Path, lesson: Lesson, look: FolderLook
+    folder: OpenFolder, graded: Path, lesson: Lesson, look: FolderLook, code: str
 ) -> tuple[Problem, ...]:
     """A warning for each other file of the folder that defines the lesson's function or
-    class too: only one is graded. (Notes named after the lesson are not submissions.)"""
+    class too, and that the graded `code` does not import: only one is graded. (Notes
+    named after the lesson are not submissions, nor is a helper module.)"""
     others = [
         path
-        for path in pick_file(folder, lesson, look)
-        if path != graded and lesson.entry_point in look.at(path).defined
+        for path in regular_files(folder)
+        if path != graded
+        and path.suffix in SUBMISSION_SUFFIXES
+        and lesson.entry_point in look.at(path).defined
+        and not imports(code, path.stem)
     ]
     return tuple(
         Problem(
@@ -310,7 +314,7 @@ def read_checked(
             lesson = lesson_of(file, lesson_id, code.notebook_lesson)
             text = "\n".join(cell.source for cell in code.cells)
             helpers = read_helpers(folder, file, code.code_bytes, limit, text)
-            warnings = look.warnings() + left_out(folder, file, lesson, look)
+            warnings = look.warnings() + left_out(folder, file, lesson, look, text)
             warnings += helpers.warnings + code.warnings
     elif stat.S_ISREG(mode):
         file, code, helpers = path, read_code(path, limit), Helpers()
