@@ -83,7 +83,9 @@ def test_a_canvas_download_and_export_round_trip(chunklab, tmp_path):
         "103": ("smithjonesann", full, False),  # the later upload, not the first stub
         "104": ("zhangwei", full, False),  # the file in the zip
     }
-    assert reports["103"]["submission"].endswith("smithjonesann_103_9013_char_chunk-1.py")
+    # Each file by its name in the download, never by where the grading machine keeps it.
+    shown = "canvas-submissions/smithjonesann_103_9013_char_chunk-1.py"
+    assert reports["103"]["submission"] == shown
     first_upload = [w["message"] for w in reports["103"]["warnings"]]
     assert any("9003_char_chunk.py is not graded" in message for message in first_upload)
     assert reports["104"]["submission"].endswith("my work.zip: hw/Char_Chunk.py")
@@ -126,6 +128,9 @@ def test_a_moodle_zip_and_grading_worksheet_round_trip(chunklab, tmp_path):
         "2002": "Seán O'Brien",
         "2003": "Ann Smith-Jones",
     }
+    assert reports["2001"]["submission"] == (
+        "CS101-Chunking-2345.zip: María de la Cruz_2001_assignsubmission_file/char_chunk.py"
+    )
     ann = [w["message"] for w in reports["2003"]["warnings"]]
     assert any(m.endswith("notes.docx is not graded: only .py files and .ipynb notebooks are "
                           "graded; hand in your code as a .py file or the lesson's notebook")

@@ -88,9 +88,11 @@ def find_with_downloads(
         layout = download_from or (detect(folder) if folder.is_dir() else None)
         if layout is None:  # a class folder (or a zip of one)
             return find_submissions([folder], lesson_id, limit)
+        # Its files are shown by their names in the zip, or in the folder as it was given.
+        named = f"{path.name}: " if folder is not path else f"{path.name}/"
         download = read_download(
             folder, layout, download_from is None, lesson_id, limit,
-            staging.folder(number) / "students", kit,
+            staging.folder(number) / "students", kit, named,
         )  # fmt: skip
         found.downloads.append(download)
         start = len(found.items)

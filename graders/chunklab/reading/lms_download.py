@@ -136,15 +136,26 @@ def read_download(
     limit: int,
     staging: Path,
     kit: Kit,
+    named: str = "",
 ) -> Download:
-    """The download in `folder` (a zip already unpacked), read as `layout` names it."""
+    """The download in `folder` (a zip already unpacked), read as `layout` names it.
+
+    Its files are shown (in reports, warnings and the pages students read) by their
+    names in the download, after `named` ("submissions.zip: ", "section_a/"): where
+    the grading machine keeps them is nobody's business but the grader's.
+    """
+    named = named or f"{folder.name}/"
     if not folder.is_dir():
         raise UsageError(f"--from {layout} reads a download folder or zip, not {folder}")
     download = Download(layout, detected)
     if layout == "canvas":
-        download.handed = list(canvas_download(folder, lesson_id, limit, staging, download.skipped))
+        download.handed = list(
+            canvas_download(folder, lesson_id, limit, staging, download.skipped, named)
+        )
     elif layout == "moodle":
-        download.handed = list(moodle_download(folder, lesson_id, limit, staging, download.skipped))
+        download.handed = list(
+            moodle_download(folder, lesson_id, limit, staging, download.skipped, named)
+        )
     else:
         download.handed = list(classroom_download(folder, lesson_id, limit, kit))
     download.handed = of_the_assignment(download.handed)
@@ -297,11 +308,16 @@ class CanvasStudent:
 
 
 def canvas_download(
-    folder: Path, lesson_id: str | None, limit: int, staging: Path, skipped: list[str]
+    folder: Path,
+    lesson_id: str | None,
+    limit: int,
+    staging: Path,
+    skipped: list[str],
+    named: str,
 ) -> Iterator[Handed]:
     students: dict[str, CanvasStudent] = {}
     for order, entry in enumerate(entries_of(folder)):
-        shown = str(folder / entry.name)
+        shown = f"{named}{entry.name}"
         parts = CANVAS_FILE.fullmatch(entry.name)
         if parts is None or entry.is_dir(follow_symlinks=False):
             skipped.append(
@@ -382,11 +398,16 @@ def safe_folder(key: str) -> str:
 
 
 def moodle_download(
-    folder: Path, lesson_id: str | None, limit: int, staging: Path, skipped: list[str]
+    folder: Path,
+    lesson_id: str | None,
+    limit: int,
+    staging: Path,
+    skipped: list[str],
+    named: str,
 ) -> Iterator[Handed]:
     students: dict[str, tuple[Staged, str, str]] = {}
     for order, entry in enumerate(entries_of(folder)):
-        shown = str(folder / entry.name)
+        shown = f"{named}{entry.name}"
         is_folder = entry.is_dir(follow_symlinks=False)
         parts = (MOODLE_FOLDER if is_folder else MOODLE_FILE).fullmatch(entry.name)
         if parts is None:
