@@ -89,6 +89,8 @@ class Download:
     handed: list[Handed] = field(default_factory=list)
     # Entries of the download that belong to no student, said to the person grading.
     skipped: list[str] = field(default_factory=list)
+    # What its files' names are shown after: "submissions.zip: ", "section_a/".
+    named: str = ""
 
     @property
     def said(self) -> str:
@@ -144,18 +146,13 @@ def read_download(
     names in the download, after `named` ("submissions.zip: ", "section_a/"): where
     the grading machine keeps them is nobody's business but the grader's.
     """
-    named = named or f"{folder.name}/"
+    download = Download(layout, detected, named=named or f"{folder.name}/")
     if not folder.is_dir():
         raise UsageError(f"--from {layout} reads a download folder or zip, not {folder}")
-    download = Download(layout, detected)
     if layout == "canvas":
-        download.handed = list(
-            canvas_download(folder, lesson_id, limit, staging, download.skipped, named)
-        )
+        download.handed = list(canvas_download(folder, lesson_id, limit, staging, download))
     elif layout == "moodle":
-        download.handed = list(
-            moodle_download(folder, lesson_id, limit, staging, download.skipped, named)
-        )
+        download.handed = list(moodle_download(folder, lesson_id, limit, staging, download))
     else:
         download.handed = list(classroom_download(folder, lesson_id, limit, kit))
     download.handed = of_the_assignment(download.handed)
@@ -308,19 +305,14 @@ class CanvasStudent:
 
 
 def canvas_download(
-    folder: Path,
-    lesson_id: str | None,
-    limit: int,
-    staging: Path,
-    skipped: list[str],
-    named: str,
+    folder: Path, lesson_id: str | None, limit: int, staging: Path, download: Download
 ) -> Iterator[Handed]:
     students: dict[str, CanvasStudent] = {}
     for order, entry in enumerate(entries_of(folder)):
-        shown = f"{named}{entry.name}"
+        shown = f"{download.named}{entry.name}"
         parts = CANVAS_FILE.fullmatch(entry.name)
         if parts is None or entry.is_dir(follow_symlinks=False):
-            skipped.append(
+            download.skipped.append(
                 f"{shown} is not graded: its name is not one Canvas writes; grade it on its own"
             )
             continue
@@ -398,20 +390,15 @@ def safe_folder(key: str) -> str:
 
 
 def moodle_download(
-    folder: Path,
-    lesson_id: str | None,
-    limit: int,
-    staging: Path,
-    skipped: list[str],
-    named: str,
+    folder: Path, lesson_id: str | None, limit: int, staging: Path, download: Download
 ) -> Iterator[Handed]:
     students: dict[str, tuple[Staged, str, str]] = {}
     for order, entry in enumerate(entries_of(folder)):
-        shown = f"{named}{entry.name}"
+        shown = f"{download.named}{entry.name}"
         is_folder = entry.is_dir(follow_symlinks=False)
         parts = (MOODLE_FOLDER if is_folder else MOODLE_FILE).fullmatch(entry.name)
         if parts is None:
-            skipped.append(
+            download.skipped.append(
                 f"{shown} is not graded: its name is not one Moodle writes; grade it on its own"
             )
             continue
