@@ -188,3 +188,22 @@ def test_roster_columns_can_be_named_and_a_wrong_name_is_a_usage_error(tmp_path)
     assert roster.find("AMY") == amy
     with pytest.raises(UsageError, match="no column 'email'"):
         read_roster(path, RosterColumns(student="email"))
+
+
+def test_without_an_lms_file_the_unmatched_are_said_to_be_flagged_in_the_gradebook(
+    chunklab, tmp_path, kit_root
+):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for student in ("alice", "zed"):
+        (folder / f"{student}_char_chunk.py").write_bytes(
+            (kit_root / "solutions/char_chunk.py").read_bytes()
+        )
+    roster = tmp_path / "roster.csv"
+    roster.write_text("username\nalice\n")
+    result = chunklab("grade", "--jobs", "1", "--out", tmp_path / "out", "--roster", roster, folder)
+    assert result.exit_code == 4
+    assert (
+        "1 submission(s) match no roster student: their grades are flagged `not in roster` in "
+        "gradebook.csv (exit status 4; --allow-unmatched makes it 0)"
+    ) in result.stderr

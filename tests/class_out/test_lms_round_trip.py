@@ -201,7 +201,9 @@ def test_grading_part_of_a_class_writes_no_grade_for_the_rest(chunklab, tmp_path
     )  # fmt: skip
     # A lone file is no download: its student is told by name, and matches nobody.
     assert result.exit_code == 4
-    assert "exit status 4; --allow-unmatched makes it 0" in result.stderr
+    assert "their grades are not in the LMS file (exit status 4; --allow-unmatched makes it 0)" in (
+        result.stderr
+    )
     cells = [row[5] for row in rows_of(out / "gradebook_canvas.csv")[1:]]
     assert cells == ["5", "", "", "", "", "", ""]
     folder = tmp_path / "part"
@@ -261,6 +263,9 @@ def test_two_students_of_one_name_are_two_students(chunklab, tmp_path):
         # Each page holds one student's grade: never the other's.
         told = [f"{full:g} / {full:g}" in page.read_text() for page in pages]
         assert sorted(told) == [False, True]
+        # And each goes back to the LMS in its bulk feedback upload.
+        archive = members(out / f"feedback_{download.name}.zip")
+        assert len(archive) == 2 and len(set(archive.values())) == 2
 
 
 def test_a_name_two_roster_rows_share_matches_neither(tmp_path):
@@ -322,6 +327,9 @@ def test_two_students_of_one_name_in_two_downloads_graded_together_are_two(chunk
     assert result.exit_code == 0, result.stderr
     assert sorted(r["student"] for r in result.reports) == ["smithjohn (201)", "smithjohn (202)"]
     assert len(list((out / "feedback").glob("*.html"))) == 2
+    archive = members(out / "feedback_canvas.zip")
+    assert sorted(archive) == [f"smithjohn_20{n}_920{n}_feedback.html" for n in (1, 2)]
+    assert len(set(archive.values())) == 2
 
 
 def test_canvas_feedback_goes_to_the_upload_that_was_graded(tmp_path):
@@ -344,3 +352,13 @@ def test_a_moodle_folder_name_matches_the_full_name_moodle_made_it_from(tmp_path
     read = read_roster(roster, RosterColumns(None, None, None))
     found = [read.find(name, "3001") for name in ("Seán OBrien", "Ren  Stimpy", "Sean OBrien")]
     assert [s.key if s else None for s in found] == ["sean@uni.example", "ren@uni.example", None]
+
+
+def test_canvas_feedback_holds_no_page_for_a_user_the_export_does_not_list(chunklab, tmp_path):
+    download, export = canvas_class(tmp_path)
+    write(download / "newstudent_999_9999_char_chunk.py", solution())
+    out = tmp_path / "out"
+    result = chunklab("grade", "--out", out, "--roster", export, "--lms", "canvas", download)
+    assert result.exit_code == 4
+    assert (out / "feedback" / "newstudent.html").exists()
+    assert not [name for name in members(out / "feedback_canvas.zip") if "_999_" in name]

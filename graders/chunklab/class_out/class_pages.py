@@ -9,6 +9,7 @@ from pathlib import Path
 from chunklab.class_out.class_outputs import ClassExtras, ClassOutputs
 from chunklab.class_out.class_roll import ClassRoll
 from chunklab.class_out.lms_feedback import FEEDBACK_ARCHIVE, feedback_archive
+from chunklab.class_out.roster import Roster
 from chunklab.pipeline.records import ReportRecord, RunEnd
 from chunklab.reading.lms_download import Download
 from chunklab.report_out.files import write_atomic_bytes
@@ -23,9 +24,15 @@ def interrupted_html(graded: int, found: int) -> str:
 
 
 def write_feedback_archives(
-    out_dir: Path, downloads: Sequence[Download], pages: dict[str, str]
+    out_dir: Path,
+    downloads: Sequence[Download],
+    pages: dict[str, str],
+    roster: Roster | None = None,
 ) -> list[str]:
-    """Canvas's and Moodle's feedback zips, one page per student; the files written."""
+    """Canvas's and Moodle's feedback zips, one page per student; the files written.
+
+    With a roster, only its students' pages: the LMS refuses a page for anyone else.
+    """
     written = []
     for layout in ("canvas", "moodle"):
         handed = [h for d in downloads if d.layout == layout for h in d.handed]
@@ -35,7 +42,9 @@ def write_feedback_archives(
         archive = feedback_archive(
             (h.feedback_as, out_dir / "feedback" / f"{pages[h.name]}.html")
             for h in handed
-            if h.name in pages and h.feedback_as
+            if h.name in pages
+            and h.feedback_as
+            and (roster is None or roster.find(h.name, h.lms_id) is not None)
         )
         write_atomic_bytes(out_dir / name, archive)
         written.append(name)
@@ -61,5 +70,7 @@ class ClassPages:
         if end.interrupted:
             sections.insert(0, interrupted_html(end.graded, end.found))
         self.outputs.finish(ClassExtras(self.roll.full_names(), tuple(sections)))
-        archives = write_feedback_archives(self.outputs.out_dir, self.downloads, self.outputs.pages)
+        archives = write_feedback_archives(
+            self.outputs.out_dir, self.downloads, self.outputs.pages, self.roll.roster
+        )
         self.written = ["report.html", *archives]

@@ -155,9 +155,10 @@ def exit_status(end: RunEnd, found: Found, outputs: Outputs, options: GradeOptio
         return EXIT_INTERRUPTED
     figures = outputs.roll.figures if outputs.roll is not None else None
     if figures is not None and figures.unmatched and not options.allow_unmatched:
+        where = "not in the LMS file" if options.lms else "flagged `not in roster` in gradebook.csv"
         print(
             f"{len(figures.unmatched)} submission(s) match no roster student: their grades are "
-            "not in the LMS file (exit status 4; --allow-unmatched makes it 0)",
+            f"{where} (exit status 4; --allow-unmatched makes it 0)",
             file=sys.stderr,
         )
         return EXIT_UNMATCHED

@@ -110,9 +110,13 @@ def find_with_downloads(
     if found.handed:
         from chunklab.reading.lms_download import told_apart
 
-        found.handed = told_apart(found.handed)
-        for number, handed in found.handed.items():
+        told = told_apart(found.handed)
+        renamed = {id(found.handed[number]): handed for number, handed in told.items()}
+        found.handed = told
+        for number, handed in told.items():
             found.items[number] = handed.item
+        for download in found.downloads:
+            download.handed = [renamed.get(id(each), each) for each in download.handed]
     return found
 
 
