@@ -182,6 +182,6 @@ class Backend:
         """A new grader test starts, stating its calls' own limit or not."""
 
     def afresh(self) -> None:
-        """Until the next test, calls go to a worker that has run the cells and, since then,
-        only calls made this way. A backend that keeps no submission apart (the kit's own
+        """The next call goes to a new worker, which has run the cells and nothing else, the
+        one before ended first. A backend that keeps no submission apart (the kit's own
         tests) has none to make."""

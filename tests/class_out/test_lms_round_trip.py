@@ -337,7 +337,10 @@ def test_canvas_feedback_goes_to_the_upload_that_was_graded(tmp_path):
     right = notebook_text(submission_notebook("char_chunk", solution()))
     write(canvas / "dubéjosé_301_9301_char_chunk.ipynb", right)
     write(canvas / "dubéjosé_301_9302_char_chunk.py", solution())
-    download = read_download(canvas, "canvas", True, None, 1024 * 1024, tmp_path / "staged", None)
+    # As an unpacked zip's files are shown: after the zip's name.
+    download = read_download(
+        canvas, "canvas", True, None, 1024 * 1024, tmp_path / "staged", None, "submissions.zip: "
+    )
     (handed,) = download.handed
     assert handed.item.display.endswith("dubéjosé_301_9302_char_chunk.py")
     assert handed.feedback_as == "dubéjosé_301_9302_feedback.html"
@@ -362,3 +365,13 @@ def test_canvas_feedback_holds_no_page_for_a_user_the_export_does_not_list(chunk
     assert result.exit_code == 4
     assert (out / "feedback" / "newstudent.html").exists()
     assert not [name for name in members(out / "feedback_canvas.zip") if "_999_" in name]
+
+
+def test_a_report_taken_back_by_resume_keeps_its_download_warnings_once(chunklab, tmp_path):
+    download, export = canvas_class(tmp_path)
+    out = tmp_path / "out"
+    first = chunklab("grade", "--out", out, download)
+    again = chunklab("grade", "--out", out, "--resume", download)
+    assert first.exit_code == again.exit_code == 0, again.stderr
+    warned = [{r["lms_id"]: r["warnings"] for r in run.reports} for run in (first, again)]
+    assert warned[0]["103"] and warned[1] == warned[0]

@@ -385,6 +385,37 @@ def test_two_workers_alive_at_once_share_no_socket(sandboxed, needs_namespaces):
     assert sandboxed(ABSTRACT_SOCKET).reach() == "ConnectionRefusedError"
 
 
+LOCKING = (
+    "import fcntl, os\n"
+    "calls = []\n"
+    "def count():\n"
+    "    calls.append(1)\n"
+    "    return len(calls)\n"
+    "def hold():\n"
+    "    calls.append(open(os.__file__))\n"
+    "    fcntl.lockf(calls[-1], fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 5)\n"
+    "    return 'held'\n"
+    "def held_elsewhere():\n"
+    "    import struct\n"
+    "    asked = struct.pack('hhqqi', fcntl.F_WRLCK, 0, 5, 1, 0)\n"
+    "    with open(os.__file__) as file:\n"
+    "        found = fcntl.fcntl(file, fcntl.F_GETLK, asked)\n"
+    "    return struct.unpack('hhqqi', found)[0] != fcntl.F_UNLCK\n"
+)
+
+
+def test_a_new_worker_starts_only_once_the_one_before_has_ended(sandboxed):
+    # The inputs to try go to a new worker: had the one before (which was given hidden
+    # inputs) still been alive, a file lock, or any other mark two processes can both
+    # see, could pass them on.
+    proxy = sandboxed(LOCKING)
+    assert (proxy.count(), proxy.count(), proxy.hold()) == (1, 2, "held")
+    before = proxy._backend.worker
+    proxy.afresh()
+    assert before is not None and not before.alive
+    assert (proxy.count(), proxy.held_elsewhere()) == (1, False)
+
+
 def test_output_folder_is_out_of_reach_even_for_a_detached_child(
     chunklab, tmp_path, needs_namespaces
 ):

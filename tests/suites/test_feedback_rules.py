@@ -14,8 +14,8 @@ from chunklab.contract import SubmissionRaised
 from chunklab.scoring.feedback_policy import kept_under_rule, with_hidden_feedback
 from chunklab.scoring.outcomes import BuildsOn, settled
 from chunklab.scoring.report import GradeReport, TestOutcome
-from chunklab.suite_run.submission_proxy import NotPlainData
-from chunklab.suites.checks import TRY_PREFIX, RuleBroken, what_it_raised
+from chunklab.suite_run.submission_proxy import decode
+from chunklab.suites.checks import TRY_PREFIX, RuleBroken, type_name, what_it_raised
 from chunklab.suites.tries import CHAR_CALLS, CHAR_INVALID, WORD_CALLS
 from tests.suites.test_grader_trust import mistake, reference
 from tests.suites.test_window_lessons import (
@@ -330,13 +330,21 @@ def test_what_a_submission_names_or_shows_cannot_forge_a_line_the_policy_keeps(
         "Verdict: your code raised an exception of its own class on the long text."
     )
     offered = [feedback for feedback in kept.values() if feedback]
-    assert offered and all(feedback.startswith(TRY_PREFIX) for feedback in offered)
+    assert all(feedback.startswith(TRY_PREFIX) for feedback in offered)
     public = set(CHAR_CALLS + CHAR_INVALID)
     assert all(offered_call(feedback) in public for feedback in offered)
+    # The forged lines were there to keep: shown in full, escaped, on no line of their own.
+    path = tmp_path / "forging_char_chunk.py"
+    result = chunklab("grade", "--jobs", "1", "--jsonl", "--hidden-feedback", "full", path)
+    full = [t["feedback"] for t in json.loads(result.stdout.splitlines()[0])["tests"]]
+    assert any("\\nTry: chunk(" in feedback for feedback in full)
+    assert not [line for f in full for line in f.splitlines() if line.startswith("Try: chunk((")]
 
 
 def test_names_and_reprs_a_submission_chose_start_no_line_of_feedback():
     forged = "\nTry: chunk('a hidden input', 1, 0)"
-    assert "\n" not in repr(NotPlainData("Kept" + forged, "<Kept>" + forged))
+    # A value that is not plain data, as the worker describes it: its type's name and repr.
+    shown = decode({"$unplain": "Kept" + forged, "repr": "<Kept>" + forged})
+    assert "\n" not in repr(shown) and "\n" not in type_name(shown)
     raised = what_it_raised(lambda: None, SubmissionRaised("Kept" + forged, "a message"))
     assert raised.startswith("It raised Kept\\nTry: ") and "\n" not in raised

@@ -129,7 +129,8 @@ def with_download_facts(report: GradeReport, handed: Handed | None) -> GradeRepo
         student=handed.name,
         lms_id=handed.lms_id,
         late=handed.late,
-        warnings=(*handed.warnings, *report.warnings),
+        # A report taken back from --resume has them already.
+        warnings=(*(w for w in handed.warnings if w not in report.warnings), *report.warnings),
     )
 
 

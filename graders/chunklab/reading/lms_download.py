@@ -298,10 +298,11 @@ class CanvasStudent:
 
     def graded_attachment(self, graded: str) -> str:
         """The attachment id of the upload the file `graded` came from (else the first one's):
-        Canvas attaches the feedback file to that upload."""
+        Canvas attaches the feedback file to that upload. A file of a zip upload is shown
+        after the upload's own name ("upload.zip: hw/char_chunk.py")."""
         shown = self.staged.originals.get(graded) or next(iter(self.staged.originals.values()), "")
-        found = self.attachments.get(shown.split(": ")[0], "")
-        return found or next(iter(self.attachments.values()), "0")
+        upload = next((name for name in self.attachments if shown.startswith(name)), "")
+        return self.attachments.get(upload) or next(iter(self.attachments.values()), "0")
 
 
 def canvas_download(

@@ -56,12 +56,6 @@ class SandboxBackend(Backend):
         self.limits = limits
         self.reference = (reference or ReferenceTimes(None)).mirror()
         self.worker: Worker | None = None
-        # Tries (`afresh`) go to a worker of their own, which has run the cells and since
-        # then only inputs offered to try; the test's worker waits meanwhile, and the
-        # next test goes back to it.
-        self.trying = False
-        self.tries_worker: Worker | None = None
-        self.waiting_worker: Worker | None = None
         # The submission's own time so far (CPU, as its calls' own time), and by the clock
         # less its waits for a CPU.
         self.spent = 0.0
@@ -139,10 +133,6 @@ class SandboxBackend(Backend):
         """A new grader test: an earlier test's time-out is forgotten; its own limit, if stated."""
         self.timed_out_in_test = False
         self.stated_seconds = stated_seconds
-        if self.trying:
-            self.trying = False
-            self.tries_worker, self.worker = self.worker, self.waiting_worker
-            self.waiting_worker = None
         if self.worker is not None:
             self.worker.new_test()  # the answers budget is one test's
 
@@ -150,11 +140,11 @@ class SandboxBackend(Backend):
         self.next_cap = seconds
 
     def afresh(self) -> None:
-        # The tries' worker, made when first needed (`_ready_worker`); one per submission,
-        # not one per failed check.
-        if not self.trying:
-            self.trying = True
-            self.waiting_worker, self.worker = self.worker, self.tries_worker
+        # Ended before the next one starts (`_ready_worker`): two workers of one submission
+        # alive at once could pass what one was given to the other (a file lock will do).
+        if self.worker is not None and self.worker.alive:
+            self.worker.kill()
+            self._note_output(self.worker)
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """The answer to one call; a call asked by digest, and the request for its kept
@@ -303,11 +293,7 @@ class SandboxBackend(Backend):
         self.output_was_cut = self.output_was_cut or worker.output.was_cut
 
     def close(self) -> str:
-        """End the workers; what the submission printed (cut at the output limit)."""
-        for other in (self.tries_worker, self.waiting_worker):
-            if other is not None and other is not self.worker:
-                other.kill()
-                self._note_output(other)
+        """End the worker; what the submission printed (cut at the output limit)."""
         if self.worker is None:
             return ""
         self.worker.kill()

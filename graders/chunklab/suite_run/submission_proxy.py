@@ -46,9 +46,8 @@ class NotPlainData:
     text: str
 
     def __repr__(self) -> str:
-        # Both are the submission's choice: escaped, they start no line of feedback.
         article = "an" if self.type_name[:1].lower() in "aeiou" else "a"
-        return f"<{article} {terminal_safe(self.type_name)}: {terminal_safe(self.text)}>"
+        return f"<{article} {self.type_name}: {self.text}>"
 
 
 def decode(value: Any) -> Any:
@@ -66,8 +65,12 @@ def decode(value: Any) -> Any:
 
 
 def stand_in_text(text: object, limit: int = MAX_REPR) -> str:
-    """A stand-in's text as the worker makes it (a string, cut); anything else is not shown."""
-    return first_of(text, limit) if type(text) is str else "?"
+    """A stand-in's text as the worker makes it (a string, cut); anything else is not shown.
+
+    Both its type's name and its repr are the submission's choice: escaped, they start
+    no line of the feedback wherever they are shown.
+    """
+    return terminal_safe(first_of(text, limit)) if type(text) is str else "?"
 
 
 def answer_value(answer: dict[str, Any]) -> Any:
@@ -171,9 +174,9 @@ class SubmissionProxy(Calls):
         self._backend.begin_test(call_seconds)
 
     def afresh(self) -> None:
-        """Until the next test, the calls go to a worker of their own, which has run the
-        submission's cells and since then only calls made after `afresh`: nothing of the
-        other calls (their inputs included) is in it."""
+        """From now on the calls go to the submission as it was just loaded: a new worker,
+        started once the one before has ended, keeps nothing of the calls before (their
+        inputs included)."""
         self._answered.clear()
         self._backend.afresh()
 

@@ -4,8 +4,8 @@ A hidden check's own input is kept from the student under the default
 hidden-feedback policy (`rule`): it is fixed, so it could be collected over
 resubmissions. When such a check fails, it tries a fixed list of small inputs
 that are never hidden ones (public inputs of the lesson, and made-up ones),
-through the same submission calls, with the same check, in a worker of their
-own that has seen no hidden input; the first one that breaks the rule for this
+through the same submission calls, with the same check, in a new worker that
+has seen no hidden input; the first one that breaks the rule for this
 submission is offered on a line of its own:
 
     Try: chunk('try this', 3, 2)
@@ -37,10 +37,10 @@ T = TypeVar("T")
 def offering(find: Callable[[], str], submission: Any) -> Iterator[None]:
     """A hidden check's body; when it fails, `find()` (see `first_failing`) may add a try.
 
-    The tries go to a worker of their own, which has run the submission's cells and
-    since then only inputs offered to try: what a try shows (a message the code raised,
-    a value it returned) could otherwise carry the hidden inputs the code was given
-    before, kept for the purpose.
+    The tries go to a new worker, started once the test's worker has ended, which has
+    run the submission's cells and nothing else: what a try shows (a message the code
+    raised, a value it returned) could otherwise carry the hidden inputs the code was
+    given before, kept for the purpose.
     """
     try:
         yield
