@@ -375,3 +375,15 @@ def test_a_report_taken_back_by_resume_keeps_its_download_warnings_once(chunklab
     assert first.exit_code == again.exit_code == 0, again.stderr
     warned = [{r["lms_id"]: r["warnings"] for r in run.reports} for run in (first, again)]
     assert warned[0]["103"] and warned[1] == warned[0]
+
+
+def test_grades_in_the_kits_own_points_are_said_to_be_so(chunklab, tmp_path):
+    download, _ = canvas_class(tmp_path)
+    plain = chunklab("grade", "--out", tmp_path / "a", "--lms", "canvas", download)
+    scaled = chunklab("grade", "--out", tmp_path / "b", "--lms", "canvas", "--points=5", download)
+    full = plain.reports[0]["max_score"]
+    said = (
+        f"the LMS file gives char_chunk in the kit's own points (of {full:g}): the roster says "
+        "none for it; --points N scales every grade to N"
+    )
+    assert said in plain.stderr and said not in scaled.stderr

@@ -144,6 +144,24 @@ def points_of(
     return found
 
 
+def unscaled(
+    lessons: Sequence[str],
+    roster: Roster | None,
+    columns: dict[str, str],
+    options: LmsOptions,
+    max_scores: dict[str, float],
+) -> list[str]:
+    """A note for each lesson written in the kit's own points: nothing said what to scale to."""
+    if options.points:
+        return []
+    return [
+        f"the LMS file gives {lesson} in the kit's own points (of {max_scores[lesson]:g}): "
+        "the roster says none for it; --points N scales every grade to N"
+        for lesson in lessons
+        if lesson in max_scores and not (roster and roster.points_of(columns[lesson]))
+    ]
+
+
 def canvas_csv(
     entries: Sequence[Entry],
     roster: Roster | None,
@@ -154,6 +172,7 @@ def canvas_csv(
     lessons = lessons_of(entries)
     columns, notes = assignment_columns(roster, lessons, options.assignment)
     points = points_of(lessons, columns, roster, options, max_scores)
+    notes += unscaled(lessons, roster, columns, options, max_scores)
     grades = Grades(graded_for(entries, roster), points, options)
     ids = [c for c in CANVAS_ID_COLUMNS if roster and c in roster.columns] or list(
         CANVAS_PLAIN_COLUMNS
@@ -209,6 +228,7 @@ def moodle_csv(
         return worksheet_csv(entries, roster, lessons, options, max_scores)
     columns, notes = assignment_columns(roster, lessons, options.assignment)
     points = points_of(lessons, columns, None, options, max_scores)
+    notes += unscaled(lessons, None, columns, options, max_scores)
     grades = Grades(graded_for(entries, roster), points, options)
     known = [c for c in MOODLE_ID_COLUMNS if roster and c in roster.columns]
     ids = known or ["Username"]
