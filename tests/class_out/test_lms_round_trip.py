@@ -113,6 +113,8 @@ def test_a_canvas_download_and_export_round_trip(chunklab, tmp_path):
     # A page names the file graded, not where the grading machine keeps it.
     graded = '<span class="muted">smithjonesann_103_9013_char_chunk-1.py</span>'
     assert graded in pages["smithjonesann_103_9013_feedback.html"]
+    in_zip = "canvas-submissions/zhangwei_104_9004_my work.zip: hw/Char_Chunk.py"
+    assert f'<span class="muted">{in_zip}</span>' in pages["zhangwei_104_9004_feedback.html"]
 
 
 def test_a_moodle_zip_and_grading_worksheet_round_trip(chunklab, tmp_path):

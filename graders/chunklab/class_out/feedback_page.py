@@ -93,8 +93,7 @@ def lesson_feedback(report: GradeReport, policy: str) -> LessonFeedback:
     return LessonFeedback(
         lesson=lesson or "unknown lesson",
         title=known.title if known else "Unknown lesson",
-        # The file's own name: where it sits on the grading machine is not the student's.
-        submission=report.submission.replace("\\", "/").rsplit("/", 1)[-1],
+        submission=shown_to_student(report.submission),
         status=report.status,
         score=report.score,
         max_score=report.max_score,
@@ -220,3 +219,11 @@ def feedback_markdown(student: str, lessons: Sequence[LessonFeedback], run_line:
         if item.status == "graded" and not item.broken and not item.hidden_broken:
             out += ["Every check passed.", ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def shown_to_student(submission: str) -> str:
+    """What the page names: a download's file by its name in the download ("x.zip: a.py"),
+    any other by its own name; where it sits on the grading machine is not the student's."""
+    if ": " in submission:
+        return submission
+    return submission.replace("\\", "/").rsplit("/", 1)[-1]
