@@ -11,6 +11,7 @@ import re
 import pytest
 
 from chunklab.contract import SubmissionRaised
+from chunklab.sandbox.backend import SandboxBackend
 from chunklab.scoring.feedback_policy import kept_under_rule, with_hidden_feedback
 from chunklab.scoring.outcomes import BuildsOn, settled
 from chunklab.scoring.report import GradeReport, TestOutcome
@@ -321,9 +322,7 @@ def chunk(text, size, overlap):
 """
 
 
-def test_what_a_submission_names_or_shows_cannot_forge_a_line_the_policy_keeps(
-    chunklab, tmp_path
-):
+def test_what_a_submission_names_or_shows_cannot_forge_a_line_the_policy_keeps(chunklab, tmp_path):
     report = graded_source(chunklab, tmp_path / "forging_char_chunk.py", FORGING)
     kept = {t["name"]: t["feedback"] for t in report["tests"] if t["visibility"] == "hidden"}
     assert kept.pop("test_hidden.py::test_a_long_document") == (
@@ -348,3 +347,23 @@ def test_names_and_reprs_a_submission_chose_start_no_line_of_feedback():
     assert "\n" not in repr(shown) and "\n" not in type_name(shown)
     raised = what_it_raised(lambda: None, SubmissionRaised("Kept" + forged, "a message"))
     assert raised.startswith("It raised Kept\\nTry: ") and "\n" not in raised
+
+
+def test_the_inputs_to_try_of_every_failed_check_go_to_one_new_worker(
+    chunklab, tmp_path, monkeypatch
+):
+    started = []
+    start = SandboxBackend._start_worker
+
+    def counted(backend: SandboxBackend):
+        started.append(backend)
+        return start(backend)
+
+    monkeypatch.setattr(SandboxBackend, "_start_worker", counted)
+    report = graded_source(
+        chunklab, tmp_path / "remembering_char_chunk.py", REMEMBERING.format(function="chunk")
+    )
+    offered = [t for t in report["tests"] if t["feedback"].startswith(TRY_PREFIX)]
+    # Many hidden checks offer an input; the submission ran in two workers: its tests',
+    # then, once that one had ended, its tries'.
+    assert len(offered) > 5 and len(started) == 2

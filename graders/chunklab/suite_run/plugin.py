@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Literal
 
@@ -73,6 +73,12 @@ class GradingPlugin:
         # rule first: whether that holds is known once all its tests have run.
         self.outcomes: dict[str, list[TestOutcome]] = {}
         self.building_on: dict[str, list[BuildsOn]] = {}
+        # Each outcome's test, and the searches for an input to try that failed hidden
+        # checks left (test, search, its calls' stated limit), run once the submission's
+        # tests are done; what each found, by test.
+        self.tests_of: dict[str, list[str]] = {}
+        self.offers: dict[str, list[tuple[str, Callable[[], str], float | None]]] = {}
+        self.tried: dict[str, str] = {}
         self.finished = False
         # The markers of each test function, by `marks_of`'s key.
         self.marks: dict[tuple[int, ...], dict[str, pytest.Mark | None]] = {}
@@ -189,6 +195,12 @@ class GradingPlugin:
             and not excinfo.errisinstance(pytest.skip.Exception)
         ):
             message = str(excinfo.value) if excinfo.errisinstance(RuleBroken) else excinfo.exconly()
+            offer = getattr(excinfo.value, "offer", None)
+            if when == "call" and offer is not None:
+                seconds = mark_value(self.marks_of(item)["call_seconds"])
+                self.offers.setdefault(submission_key(item) or "", []).append(
+                    (item.nodeid, offer, seconds)
+                )
             report = pytest.TestReport(
                 item.nodeid,
                 item.location,
@@ -219,10 +231,41 @@ class GradingPlugin:
             waiting = BuildsOn(len(done), notes["builds_on"], notes["alone"])
             self.building_on.setdefault(key, []).append(waiting)
         done.append(outcome)
+        self.tests_of.setdefault(key, []).append(item.nodeid)
+
+    def try_offers(self, key: str, proxy: SubmissionProxy) -> None:
+        """Search for the inputs to try of the submission's failed hidden checks, now that its
+        tests are done: all in one new worker, which has run its cells and nothing else.
+
+        One worker for them all, not one per failed check: no hidden check runs after
+        them, and no worker that ran one is alive beside it.
+        """
+        offers = self.offers.pop(key, [])
+        if not offers:
+            return
+        proxy.afresh()
+        for test, find, seconds in offers:
+            proxy.begin_test(seconds)  # each search on its own, as its check was
+            try:
+                self.tried[test] = find()
+            except Exception:  # a broken answer ends the search; the submission says why
+                break
 
     def outcomes_of(self, key: str) -> list[TestOutcome]:
-        """A submission's outcomes once its tests have all run (see `settled`)."""
-        return settled(self.outcomes.get(key, []), self.building_on.get(key, []))
+        """A submission's outcomes once its tests have all run (see `settled`), each failed
+        hidden check's with the input it offers to try, if its search found one."""
+        tried = [self.tried.get(test, "") for test in self.tests_of.get(key, [])]
+        outcomes = [
+            replace(outcome, feedback=f"{outcome.feedback}\n{found}") if found else outcome
+            for outcome, found in zip(self.outcomes.get(key, []), tried, strict=True)
+        ]
+        building_on = [
+            replace(waiting, alone=f"{waiting.alone}\n{tried[waiting.index]}")
+            if tried[waiting.index]
+            else waiting
+            for waiting in self.building_on.get(key, [])
+        ]
+        return settled(outcomes, building_on)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self.finished = True
@@ -275,6 +318,7 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionProxy]:
     grading.open_proxies[entry.key] = proxy
     try:
         yield proxy
+        grading.try_offers(entry.key, proxy)
     finally:
         del grading.open_proxies[entry.key]
         entry.close()

@@ -51,6 +51,9 @@ class RuleBroken(pytest.fail.Exception):  # type: ignore[name-defined]  # set at
         # class, as the kit names it (a builtin one), where the check knows it.
         self.raised = raised
         self.exception = exception
+        # A hidden check's search for an input to try (see `tries.offering`), run once the
+        # submission's tests are done.
+        self.offer: Callable[[], str] | None = None
         # A check built on a basic rule that the input broke (see `building_on`): the rule,
         # and the basic check's own message, for when that rule's own tests all passed.
         self.builds_on = builds_on

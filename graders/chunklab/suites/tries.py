@@ -4,9 +4,9 @@ A hidden check's own input is kept from the student under the default
 hidden-feedback policy (`rule`): it is fixed, so it could be collected over
 resubmissions. When such a check fails, it tries a fixed list of small inputs
 that are never hidden ones (public inputs of the lesson, and made-up ones),
-through the same submission calls, with the same check, in a new worker that
-has seen no hidden input; the first one that breaks the rule for this
-submission is offered on a line of its own:
+through the same submission calls, with the same check, once the submission's
+tests are done, in a new worker that has seen no hidden input; the first one
+that breaks the rule for this submission is offered on a line of its own:
 
     Try: chunk('try this', 3, 2)
     Expected: [...]
@@ -34,27 +34,20 @@ T = TypeVar("T")
 
 
 @contextmanager
-def offering(find: Callable[[], str], submission: Any) -> Iterator[None]:
+def offering(find: Callable[[], str]) -> Iterator[None]:
     """A hidden check's body; when it fails, `find()` (see `first_failing`) may add a try.
 
-    The tries go to a new worker, started once the test's worker has ended, which has
-    run the submission's cells and nothing else: what a try shows (a message the code
-    raised, a value it returned) could otherwise carry the hidden inputs the code was
-    given before, kept for the purpose.
+    The search runs once the submission's tests are all done (the grading plugin's
+    `try_offers`), every failed check's in one new worker, started once the tests'
+    worker has ended, which has run the submission's cells and nothing else: what a
+    try shows (a message the code raised, a value it returned) could otherwise carry
+    the hidden inputs the code was given before, kept for the purpose.
     """
     try:
         yield
     except RuleBroken as broken:
-        submission.afresh()
-        tried = find()
-        if not tried:
-            raise
-        raise RuleBroken(
-            f"{broken}\n{tried}",
-            raised=broken.raised,
-            builds_on=broken.builds_on,
-            alone=f"{broken.alone}\n{tried}" if broken.builds_on else "",
-        ) from None
+        broken.offer = find
+        raise
 
 
 def first_failing(cases: Iterable[T], check: Callable[[T], Any]) -> str:

@@ -107,7 +107,7 @@ def trying(submission, keep, check, calls=CHAR_CALLS):
         cases = [call for call in calls if keep(call)][:MOST_TRIES]
         return first_failing(send_ahead(submission, "chunk", cases), check)
 
-    return offering(find, submission)
+    return offering(find)
 
 
 def trying_windows(submission, reference, keep=several_windows):

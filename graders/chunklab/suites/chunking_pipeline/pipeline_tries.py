@@ -58,7 +58,7 @@ class Tries:
                         self.ahead(later, case)
             return first_failing(cases, lambda case: self.check(submission, case))
 
-        return offering(find, submission)
+        return offering(find)
 
 
 # --- Texts and settings for the cutting rules -----------------------------------------

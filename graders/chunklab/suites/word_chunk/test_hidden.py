@@ -90,7 +90,7 @@ def trying(submission, reference, keep, check=None):
         cases = [call for call in WORD_CALLS if keep(call)][:MOST_TRIES]
         return first_failing(send_ahead(submission, "solve", cases), check or same_as_the_lesson)
 
-    return offering(find, submission)
+    return offering(find)
 
 
 # --- The public rules, on other inputs ---------------------------------------------------
