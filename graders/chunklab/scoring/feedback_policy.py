@@ -7,8 +7,8 @@ and answer them by heart. Visible tests always keep their full feedback.
 - `full`: the rule, the input, what was expected and what the code returned;
 - `rule`: the rule (the default), and an input to try when the check found one:
   a public or made-up input, never a hidden one, that breaks the same rule for
-  this submission (the feedback's part from its line starting "Try: "), or a
-  verdict that names no input (from a line starting "Verdict: ": the long
+  this submission (the feedback's line starting "Try: ", the input alone), or a
+  verdict that names no input (its line starting "Verdict: ": the long
   document's wrong answer, or its growth);
 - `none`: points only, and not even which rule a hidden test checks.
 """
@@ -38,11 +38,14 @@ def hidden_test_shown(test: TestOutcome, number: int, policy: str) -> TestOutcom
 
 
 def kept_under_rule(feedback: str) -> str:
-    """The part of a hidden check's feedback that offers an input to try, or gives a verdict
+    """The line of a hidden check's feedback that offers an input to try, or gives a verdict
     that names no input; "" when there is none.
 
     Either is always the feedback's last part, after what the hidden input showed;
-    the values shown there are quoted, so no line of theirs starts with a prefix.
+    the values shown there are quoted, so no line of theirs starts with a prefix. Only
+    that line is kept, all of it the kit's own text: what the submission answered
+    (a message, a value, even how fast) is its own choice, and could carry the
+    hidden inputs it was given. The student runs the input to see the answer.
     """
     # The suites' vocabulary imports pytest: the command line starts without it, and a
     # report is shown once the grading (which imports it anyway) has made it.
@@ -50,10 +53,10 @@ def kept_under_rule(feedback: str) -> str:
 
     for prefix in (TRY_PREFIX, VERDICT_PREFIX):
         if feedback.startswith(prefix):
-            return feedback
+            return feedback.split("\n", 1)[0]
         _, found, kept = feedback.rpartition(f"\n{prefix}")
         if found:
-            return f"{prefix}{kept}"
+            return f"{prefix}{kept}".split("\n", 1)[0]
     return ""
 
 

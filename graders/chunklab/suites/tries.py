@@ -12,8 +12,9 @@ that breaks the rule for this submission is offered on a line of its own:
     Expected: [...]
     Got: [...]
 
-The policy module keeps that part of the feedback under `rule` and drops the
-rest; under `none` nothing is shown. The candidates are fixed data, so the
+The policy module keeps its first line alone under `rule` (the input: the
+kit's text, never what the code answered) and drops the rest; under `none`
+nothing is shown. The candidates are fixed data, so the
 same submission is offered the same input on every run; a kit test checks
 that none of them is an input of a hidden check.
 """
