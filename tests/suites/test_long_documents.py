@@ -423,6 +423,19 @@ def test_a_timing_slowed_by_the_machine_is_timed_again_and_the_least_counts():
     assert timed.calls == [SHORT_LENGTH, LONG_LENGTH] * 2
 
 
+def test_a_timing_again_answered_from_a_cache_does_not_count():
+    # Growth in the band that is timed again, by code that keeps its answers by the text:
+    # its second short call (and long one) answer from that cache, twenty times faster.
+    growth = (long_texts.RECHECKED_GROWTH + MOST_GROWTH) / 2
+    timed = Timed({LONG_LENGTH: [growth * 0.01], SHORT_LENGTH: [0.01, 0.0005]})
+    check(timed)  # counted, the cached timing would make the growth 20 times larger
+    assert timed.calls == [SHORT_LENGTH, LONG_LENGTH, SHORT_LENGTH]
+    quadratic = Timed(
+        {LONG_LENGTH: [2 * MOST_GROWTH * 0.01, 0.002, 0.002], SHORT_LENGTH: [0.01] * TIMINGS}
+    )
+    too_slow_message(quadratic)  # nor would a cached long timing pass growth past the limit
+
+
 def test_the_limit_of_growth_is_a_few_times_ten():
     assert 20 <= MOST_GROWTH <= 40
     check(Timed({LONG_LENGTH: [MOST_GROWTH * 0.1], SHORT_LENGTH: [0.1, 0.1]}))
