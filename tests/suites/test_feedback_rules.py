@@ -285,23 +285,8 @@ def test_code_that_strips_the_text_is_offered_a_text_with_whitespace_at_its_ends
     assert offered[0] != offered[0].strip()
 
 
-DROPPING_REPEATS = """
-def solve(text, size, overlap):
-    words = list(dict.fromkeys(text.split()))
-    step = size - overlap
-    chunks = []
-    for start in range(0, len(words), step):
-        chunks.append(" ".join(words[start:start + size]))
-        if start + size >= len(words):
-            break
-    return chunks
-"""
-
-
-def test_a_mistake_about_repeated_words_fails_that_check_and_not_the_whitespace_one(
-    chunklab, tmp_path
-):
-    report = graded_source(chunklab, tmp_path / "dropping_repeats_word_chunk.py", DROPPING_REPEATS)
+def test_a_mistake_about_repeated_words_fails_that_check_and_not_the_whitespace_one(chunklab):
+    report = graded(chunklab, "word_chunk", "drops_repeated_words.py", "rule")
     outcomes = {t["name"].split("::")[1]: t["outcome"] for t in report["tests"]}
     assert outcomes["test_the_same_word_repeated_many_times"] == "failed"
     assert outcomes["test_extra_spaces_and_a_line_break"] == "passed"
