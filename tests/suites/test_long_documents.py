@@ -423,17 +423,87 @@ def test_a_timing_slowed_by_the_machine_is_timed_again_and_the_least_counts():
     assert timed.calls == [SHORT_LENGTH, LONG_LENGTH] * 2
 
 
-def test_a_timing_again_answered_from_a_cache_does_not_count():
-    # Growth in the band that is timed again, by code that keeps its answers by the text:
-    # its second short call (and long one) answer from that cache, twenty times faster.
+class KeepsByText(Timed):
+    """A function that keeps its answers by the text: a text given again is answered at once."""
+
+    def __init__(self, seconds: dict[int, list[float]]) -> None:
+        super().__init__(seconds)
+        self.texts: list[str] = []
+
+    def measuring(
+        self, expected: Any, also: Any = (), most_seconds: float | None = None
+    ) -> Callable[..., tuple[Any, float]]:
+        timed = super().measuring(expected, also, most_seconds)
+
+        def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
+            kept = text in self.texts
+            self.texts.append(text)
+            if kept:
+                return expected, 0.0001
+            return timed(text, size, overlap)
+
+        return call
+
+
+def test_code_that_keeps_its_answers_by_the_text_is_timed_again_on_texts_it_was_not_given():
+    # The machine slowed the first long timing threefold: timed again, as linear code is.
+    keeps = KeepsByText({LONG_LENGTH: [0.3, 0.1], SHORT_LENGTH: [0.01, 0.01]})
+    check(keeps)
+    assert keeps.calls == [SHORT_LENGTH, LONG_LENGTH] * 2
+    assert len(set(keeps.texts)) == len(keeps.texts) == 4
+    # The most timings a check makes (the short text once more, then two timings again)
+    # each get a text of their own.
+    slow_first = KeepsByText({LONG_LENGTH: [0.4] * 3, SHORT_LENGTH: [0.02, 0.01, 0.01, 0.01]})
+    too_slow_message(slow_first)
+    assert TIMINGS == 3 and len(set(slow_first.texts)) == len(slow_first.texts) == 7
+
+
+def test_a_timing_again_far_under_the_one_before_does_not_count():
+    # Under a fifth of the timing before: no load does that, an answer patched from the
+    # one before does. Counted, it would decide the growth both ways.
     growth = (long_texts.RECHECKED_GROWTH + MOST_GROWTH) / 2
     timed = Timed({LONG_LENGTH: [growth * 0.01], SHORT_LENGTH: [0.01, 0.0005]})
-    check(timed)  # counted, the cached timing would make the growth 20 times larger
+    check(timed)  # counted, the short timing again would make the growth 20 times larger
     assert timed.calls == [SHORT_LENGTH, LONG_LENGTH, SHORT_LENGTH]
     quadratic = Timed(
         {LONG_LENGTH: [2 * MOST_GROWTH * 0.01, 0.002, 0.002], SHORT_LENGTH: [0.01] * TIMINGS}
     )
-    too_slow_message(quadratic)  # nor would a cached long timing pass growth past the limit
+    too_slow_message(quadratic)  # nor would a long one pass growth past the limit
+
+
+def test_an_answer_on_a_text_drawn_again_is_judged_against_that_texts_own_answer():
+    answers: dict[int, list[str]] = {}
+
+    class KeepsByLength(Timed):
+        # Keeps its first answer for each length of text: right on the first texts only.
+        def measuring(
+            self, expected: Any, also: Any = (), most_seconds: float | None = None
+        ) -> Callable[..., tuple[Any, float]]:
+            timed = super().measuring(expected, also, most_seconds)
+
+            def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
+                _, seconds = timed(text, size, overlap)
+                return answers.setdefault(len(text), [text]), seconds
+
+            return call
+
+    keeps = KeepsByLength({LONG_LENGTH: [0.3, 0.1], SHORT_LENGTH: [0.01, 0.01]})
+    with pytest.raises(RuleBroken, match="the answer is wrong"):
+        expect_long_document(keeps, lambda text: (text, 10, 2), lambda text, s, o: [text])
+    assert keeps.calls == [SHORT_LENGTH, LONG_LENGTH, SHORT_LENGTH]
+
+
+def test_each_draw_of_a_text_differs_from_the_others_by_one_word_near_each_end():
+    for length, count in kit_texts.DRAWS.items():
+        first = long_text(length)
+        draws = [long_text(length, draw) for draw in range(1, count)]
+        assert len({first, *draws}) == count
+        for draw in draws:
+            assert len(draw) == length and len(draw.split()) == len(first.split())
+            changed = [i for i, (a, b) in enumerate(zip(first, draw, strict=True)) if a != b]
+            assert changed[0] < length / 10 and changed[-1] > length - length / 10
+            assert {first[i : i + 6] for i in (changed[0], changed[-1] - 5)} <= {"vector"}
+            assert kit_texts.DIGESTS[draw.name] == kit_texts.digest_of(draw)
 
 
 def test_the_limit_of_growth_is_a_few_times_ten():

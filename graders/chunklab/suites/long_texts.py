@@ -25,7 +25,7 @@ from chunklab.contract import (
     SubmissionTimeSpent,
     known_answer,
 )
-from chunklab.kit_texts import LONG_LENGTH, SHORT_LENGTH, KitText, kit_text
+from chunklab.kit_texts import DRAWS, LONG_LENGTH, SHORT_LENGTH, KitText, kit_text, text_name
 from chunklab.suites.checks import (
     VERDICT_PREFIX,
     Lazy,
@@ -44,9 +44,10 @@ LONG_TEXT_SECONDS = 2.0
 # Linear code takes 7 to 17 times, measured in a worker; code whose work grows with the
 # square, 40 to 100 (benchmarks/long_document_growth.py prints both).
 MOST_GROWTH = 25.0
-# Each text is timed up to this many times; the least time of each counts. Only code
-# that seems to grow too fast is timed again, so a correct solution costs two calls.
-TIMINGS = 3
+# Each length is timed up to this many times, each time on a text not given before; the
+# least time of each length counts. Only code that seems to grow too fast is timed again,
+# so a correct solution costs two calls.
+TIMINGS = DRAWS[LONG_LENGTH]
 # A passing growth above this has its short call timed once more, the lesser time
 # counting: one slow timing of the short call (a first call in a fresh worker takes up to
 # half as long again) would otherwise hide growth past `MOST_GROWTH`.
@@ -56,9 +57,9 @@ RECHECKED_GROWTH = MOST_GROWTH / 2
 # code slowed by the machine is timed again; work that grows with the square of the text
 # takes 40 to 180 times, and the most wasteful of it would otherwise run three times.
 SETTLED_GROWTH = 3 * MOST_GROWTH
-# A timing of a text given before, under this share of the first, is of an answer the code
-# kept (a cache keyed by the text): counted, it would make the ratio whatever the
-# retiming, which the load decides, made it.
+# A timing again under this share of the one before is not of the code's work: a busy
+# machine slows a timing threefold at worst, never fivefold, and no text is given twice,
+# so it would be an answer made from the one before (patched where the texts differ).
 KEPT_SHARE = 0.2
 
 LONG_DOCUMENT_RULE = (
@@ -69,9 +70,10 @@ LONG_DOCUMENT_RULE = (
 )
 
 
-def long_text(length: int = LONG_LENGTH) -> KitText:
-    """The kit's long document (`LONG_LENGTH`), or its first `SHORT_LENGTH` characters."""
-    return kit_text(f"long-{length}")
+def long_text(length: int = LONG_LENGTH, draw: int = 0) -> KitText:
+    """The kit's long document (`LONG_LENGTH`), or its first `SHORT_LENGTH` characters;
+    a later `draw` of it for a timing again."""
+    return kit_text(text_name(length, draw))
 
 
 # The short text (a tenth of the long one) may take this share of the long text's limit:
@@ -265,17 +267,20 @@ def expect_long_document(
     CPU time on the long text may be at most `MOST_GROWTH` times that on the
     short one; the least of up to `TIMINGS` timings of each counts. Growth past
     `SETTLED_GROWTH` is not timed again; passing growth past `RECHECKED_GROWTH`
-    has its short call timed once more.
+    has its short call timed once more. Every timing is of a text the code has not
+    been given before (a draw of `kit_texts.DRAWS`), each judged against its own
+    reference answer.
     """
-    calls = [args_of(long_text(LONG_LENGTH)), args_of(long_text(SHORT_LENGTH))]
-    expected = [reference_answer(reference, args) for args in calls]
-    known = [right_answers(reference, args) for args in calls]
-    judges = [judge(answer) for answer in expected]
+    draws = {length: iter(range(count)) for length, count in DRAWS.items()}
+
+    def timing(length: int, most_seconds: float | None) -> float | None:
+        args = args_of(long_text(length, next(draws[length])))
+        expected = reference_answer(reference, args)
+        known = right_answers(reference, args)
+        return timed_right_answer(fn, args, expected, judge(expected), known, most_seconds)
 
     def short_timing() -> float | None:
-        return timed_right_answer(
-            fn, calls[1], expected[1], judges[1], known[1], SHORT_SHARE * LONG_TEXT_SECONDS
-        )
+        return timing(SHORT_LENGTH, SHORT_SHARE * LONG_TEXT_SECONDS)
 
     def timings() -> list[float | None]:
         # The short text first: past `SETTLED_GROWTH` times the short call's time, the
@@ -283,9 +288,9 @@ def expect_long_document(
         # so code whose work grows with the square gets one verdict, whether a busy machine
         # let its long call finish in time or not.
         short = short_timing()
-        long = timed_right_answer(fn, calls[0], expected[0], judges[0], known[0], growth_cap(short))
-        return [long, short]
+        return [timing(LONG_LENGTH, growth_cap(short)), short]
 
+    long_args = args_of(long_text(LONG_LENGTH))
     try:
         least = timings()
         if grows_in_step(least) and not grows_in_step(least, RECHECKED_GROWTH):
@@ -300,9 +305,9 @@ def expect_long_document(
         # A call stopped at the growth cap, at the long call's own limit or at the short
         # call's share of it: one verdict whichever it was, so how near a run's timings
         # came to one line or another never changes the outcome or the feedback.
-        raise grows_too_fast(fn, calls[0]) from None
+        raise grows_too_fast(fn, long_args) from None
     if not grows_in_step(least):
-        raise grows_too_fast(fn, calls[0])
+        raise grows_too_fast(fn, long_args)
 
 
 def grows_too_fast(fn: Callable[..., Any], long_args: tuple) -> RuleBroken:
@@ -327,9 +332,9 @@ def grows_in_step(seconds: list[float | None], most: float = MOST_GROWTH) -> boo
 
 
 def lower(first: float | None, second: float | None) -> float | None:
-    """The lesser of two timings of one text; a timing again under `KEPT_SHARE` of the one
-    before does not count: the code answered from what it kept of the first call, not by
-    working again (a busy machine slows a timing threefold at worst, never fivefold)."""
+    """The lesser of two timings of one length; a timing again under `KEPT_SHARE` of the one
+    before does not count: the code answered from what it kept of an earlier call, not by
+    doing the work again."""
     if first is None or second is None:
         return first if second is None else second
     if second < KEPT_SHARE * first:
