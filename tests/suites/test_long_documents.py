@@ -458,17 +458,33 @@ def test_code_that_keeps_its_answers_by_the_text_is_timed_again_on_texts_it_was_
     assert TIMINGS == 3 and len(set(slow_first.texts)) == len(slow_first.texts) == 7
 
 
-def test_a_timing_again_far_under_the_one_before_does_not_count():
-    # Under a fifth of the timing before: no load does that, an answer patched from the
-    # one before does. Counted, it would decide the growth both ways.
-    growth = (long_texts.RECHECKED_GROWTH + MOST_GROWTH) / 2
-    timed = Timed({LONG_LENGTH: [growth * 0.01], SHORT_LENGTH: [0.01, 0.0005]})
-    check(timed)  # counted, the short timing again would make the growth 20 times larger
-    assert timed.calls == [SHORT_LENGTH, LONG_LENGTH, SHORT_LENGTH]
-    quadratic = Timed(
-        {LONG_LENGTH: [2 * MOST_GROWTH * 0.01, 0.002, 0.002], SHORT_LENGTH: [0.01] * TIMINGS}
+def test_a_long_call_timed_again_is_stopped_once_it_cannot_pass_and_the_next_one_still_counts():
+    # Growth of 50 at the first timings (a busy machine, say): timed again, the long call
+    # may take 25 times the least short timing, no more; stopped there, the worker it ran
+    # in ends, and the next timing goes to what `again` gives.
+    timed = Timed({LONG_LENGTH: [1.0, 0.8, 0.4], SHORT_LENGTH: [0.02, 0.024, 0.018]})
+    agains: list[int] = []
+    expect_long_document(
+        timed,
+        lambda text: (text, 10, 2),
+        reference_chunk,
+        again=lambda: agains.append(1) or timed,
     )
-    too_slow_message(quadratic)  # nor would a long one pass growth past the limit
+    short_share = long_texts.SHORT_SHARE * long_texts.LONG_TEXT_SECONDS
+    assert timed.caps == [
+        short_share,
+        SETTLED_GROWTH * 0.02,
+        short_share,
+        MOST_GROWTH * 0.02,  # the least short timing so far
+        short_share,
+        MOST_GROWTH * 0.018,
+    ]
+    assert agains == [1]
+    # Stopped at every timing again: the growth verdict, as when each had finished.
+    quadratic = Timed({LONG_LENGTH: [0.5, 0.4, 0.4], SHORT_LENGTH: [0.01] * 3})
+    assert too_slow_message(quadratic) == too_slow_message(
+        Timed({LONG_LENGTH: [0.5] * 3, SHORT_LENGTH: [0.01] * 3})
+    )
 
 
 def test_an_answer_on_a_text_drawn_again_is_judged_against_that_texts_own_answer():

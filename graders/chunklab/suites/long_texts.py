@@ -14,6 +14,7 @@ limit on the long text.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -52,15 +53,13 @@ TIMINGS = DRAWS[LONG_LENGTH]
 # counting: one slow timing of the short call (a first call in a fresh worker takes up to
 # half as long again) would otherwise hide growth past `MOST_GROWTH`.
 RECHECKED_GROWTH = MOST_GROWTH / 2
-# Growth past this settles the verdict at once: no timing again. Linear code's one timing
-# reached 30 under load (its least of three stays within 7 to 17), so a timing of linear
-# code slowed by the machine is timed again; work that grows with the square of the text
-# takes 40 to 180 times, and the most wasteful of it would otherwise run three times.
+# Growth past this at the first timings settles the verdict at once: no timing again.
+# Linear code's one timing reached 30 under load (its least of three stays within 7 to
+# 17), so a timing of linear code slowed by the machine is timed again; work that grows
+# with the square of the text takes 40 to 180 times, and the most wasteful of it would
+# otherwise run three times. A long call timed again is stopped at `MOST_GROWTH` times the
+# least short timing: past that it cannot pass, so growing work pays little for it.
 SETTLED_GROWTH = 3 * MOST_GROWTH
-# A timing again under this share of the one before is not of the code's work: a busy
-# machine slows a timing threefold at worst, never fivefold, and no text is given twice,
-# so it would be an answer made from the one before (patched where the texts differ).
-KEPT_SHARE = 0.2
 
 LONG_DOCUMENT_RULE = (
     "Documents in RAG are long: a text of 200,000 characters (about 80 pages) is chunked "
@@ -259,6 +258,7 @@ def expect_long_document(
     args_of: Callable[[str], tuple],
     reference: Callable[..., Any],
     judge: Callable[[Any], Judge] = same_as_expected,
+    again: Callable[[], Callable[..., Any]] | None = None,
 ) -> None:
     """The long-document rule for the call `fn(*args_of(text))`.
 
@@ -270,14 +270,22 @@ def expect_long_document(
     has its short call timed once more. Every timing is of a text the code has not
     been given before (a draw of `kit_texts.DRAWS`), each judged against its own
     reference answer.
+
+    A long call timed again is stopped once it can no longer pass (see
+    `passing_cap`), which ends the worker it ran in: `again()` gives the function
+    to call in the next one (`fn` itself unless it is a method of an object that
+    lived in the worker that ended).
     """
     draws = {length: iter(range(count)) for length, count in DRAWS.items()}
+    calling = [fn]
 
     def timing(length: int, most_seconds: float | None) -> float | None:
         args = args_of(long_text(length, next(draws[length])))
         expected = reference_answer(reference, args)
         known = right_answers(reference, args)
-        return timed_right_answer(fn, args, expected, judge(expected), known, most_seconds)
+        return timed_right_answer(
+            calling[-1], args, expected, judge(expected), known, most_seconds
+        )
 
     def short_timing() -> float | None:
         return timing(SHORT_LENGTH, SHORT_SHARE * LONG_TEXT_SECONDS)
@@ -290,15 +298,31 @@ def expect_long_document(
         short = short_timing()
         return [timing(LONG_LENGTH, growth_cap(short)), short]
 
+    def timings_again(least_short: float | None) -> list[float | None]:
+        short = short_timing()
+        cap = passing_cap(lower(least_short, short))
+        if cap is None:
+            return [timing(LONG_LENGTH, None), short]
+        try:
+            return [timing(LONG_LENGTH, cap), short]
+        except (MemoryRunaway, SubmissionTimeSpent):
+            raise
+        except CallTimedOut:
+            # Past the cap this timing cannot pass; the worker it ran in has ended.
+            calling.append(fn if again is None else again())
+            return [math.inf, short]
+
     long_args = args_of(long_text(LONG_LENGTH))
     try:
         least = timings()
         if grows_in_step(least) and not grows_in_step(least, RECHECKED_GROWTH):
             least = [least[0], lower(least[1], short_timing())]
+        if not grows_in_step(least, SETTLED_GROWTH):
+            raise grows_too_fast(fn, long_args)
         for _ in range(TIMINGS - 1):
-            if grows_in_step(least) or not grows_in_step(least, SETTLED_GROWTH):
+            if grows_in_step(least):
                 break
-            least = [lower(a, b) for a, b in zip(least, timings(), strict=True)]
+            least = [lower(a, b) for a, b in zip(least, timings_again(least[1]), strict=True)]
     except (MemoryRunaway, SubmissionTimeSpent):
         raise
     except CallTimedOut:
@@ -308,6 +332,17 @@ def expect_long_document(
         raise grows_too_fast(fn, long_args) from None
     if not grows_in_step(least):
         raise grows_too_fast(fn, long_args)
+
+
+def passing_cap(least_short: float | None) -> float | None:
+    """The own time past which a long call timed again cannot pass, whatever comes after:
+    `MOST_GROWTH` times the least short timing so far (later ones can only be less).
+    None where the short call was not timed, or where the cap is the call's own limit
+    (a call stopped there settles the verdict)."""
+    if least_short is None:
+        return None
+    cap = max(LEAST_CAP, MOST_GROWTH * least_short)
+    return cap if cap < LONG_TEXT_SECONDS else None
 
 
 def grows_too_fast(fn: Callable[..., Any], long_args: tuple) -> RuleBroken:
@@ -332,11 +367,7 @@ def grows_in_step(seconds: list[float | None], most: float = MOST_GROWTH) -> boo
 
 
 def lower(first: float | None, second: float | None) -> float | None:
-    """The lesser of two timings of one length; a timing again under `KEPT_SHARE` of the one
-    before does not count: the code answered from what it kept of an earlier call, not by
-    doing the work again."""
+    """The lesser of two timings of one length (None: not timed)."""
     if first is None or second is None:
         return first if second is None else second
-    if second < KEPT_SHARE * first:
-        return first
     return min(first, second)
