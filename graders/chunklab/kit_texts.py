@@ -38,9 +38,10 @@ SEED = 20_000_200
 # that keeps its answers by the text would answer at once, and which of its timings counted
 # would depend on the load. Draw 0 is the text itself; each later draw is the same text with
 # one word near each end swapped for another of its length and kind (`SWAPPED`), so an
-# answer right on the one is right on the other. Up to three timings of each length, and
-# the short text once more.
-DRAWS = {LONG_LENGTH: 3, SHORT_LENGTH: 4}
+# answer right on the one is right on the other. A check times each length up to three
+# times, and the short text once more; a test makes up to two checks (the pipeline's
+# chunk_text and process_document), each on texts of its own.
+DRAWS = {LONG_LENGTH: 6, SHORT_LENGTH: 8}
 SWAPPED = ("vector", "prompt")
 # BLAKE2b (16 bytes) of each text as UTF-8: a text that ever came out otherwise (another
 # Python's random numbers, a damaged cached file) is never graded with.
@@ -48,10 +49,17 @@ DIGESTS = {
     "long-200000": "2be7dcea0daaf0558f87c3a50318b432",
     "long-200000-1": "d5fcef76c72709f8eac144585a89e866",
     "long-200000-2": "a55d75ea4050fca13f849cd2d8bac412",
+    "long-200000-3": "25025993d9eefdd982f198601116535c",
+    "long-200000-4": "2252066c962b657195f62421872630cf",
+    "long-200000-5": "91c31cb618587a3cb31fb0cb93d944cc",
     "long-20000": "b28217346b71982372730cb4ae5788c6",
     "long-20000-1": "15fcede11199940ca7968a629ec23afd",
     "long-20000-2": "54688d994ae9914c04ead075087e704f",
     "long-20000-3": "ca721cf2b46da3f98bdc7b036e83d07b",
+    "long-20000-4": "b4838b1e23c82f8f43707a126c1b68b1",
+    "long-20000-5": "c867d482c560a855b1ac7642ac42e046",
+    "long-20000-6": "a6b66f2713d22f947420708eadb72007",
+    "long-20000-7": "5f94b88bd00059725de476614917a625",
 }
 
 

@@ -458,6 +458,20 @@ def test_code_that_keeps_its_answers_by_the_text_is_timed_again_on_texts_it_was_
     assert TIMINGS == 3 and len(set(slow_first.texts)) == len(slow_first.texts) == 7
 
 
+def test_the_second_check_of_a_test_times_texts_the_first_never_gave():
+    # The pipeline's chunk_text and then process_document, on one pipeline that keeps
+    # what it worked out by the text: each check's timings are of texts of its own.
+    keeps = KeepsByText({LONG_LENGTH: [0.3, 0.1] * 2, SHORT_LENGTH: [0.01] * 4})
+    for check_number in (0, 1):
+        expect_long_document(
+            keeps, lambda text: (text, 10, 2), reference_chunk, check=check_number
+        )
+    assert keeps.calls == [SHORT_LENGTH, LONG_LENGTH] * 4
+    assert len(set(keeps.texts)) == len(keeps.texts) == 8
+    with pytest.raises(ValueError, match="at most 2 long-document checks"):
+        expect_long_document(keeps, lambda text: (text, 10, 2), reference_chunk, check=2)
+
+
 def test_a_long_call_timed_again_is_stopped_once_it_cannot_pass_and_the_next_one_still_counts():
     # Growth of 50 at the first timings (a busy machine, say): timed again, the long call
     # may take 25 times the least short timing, no more; stopped there, the worker it ran

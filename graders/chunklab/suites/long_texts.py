@@ -48,7 +48,12 @@ MOST_GROWTH = 25.0
 # Each length is timed up to this many times, each time on a text not given before; the
 # least time of each length counts. Only code that seems to grow too fast is timed again,
 # so a correct solution costs two calls.
-TIMINGS = DRAWS[LONG_LENGTH]
+TIMINGS = 3
+# The draws of each length one check may time: the short text is timed once more. A test's
+# checks each time texts of their own (`check`), so none is given a text an earlier check
+# gave its code (a memo on a pipeline would answer it at once).
+CHECK_DRAWS = {LONG_LENGTH: TIMINGS, SHORT_LENGTH: TIMINGS + 1}
+MOST_CHECKS = min(DRAWS[length] // count for length, count in CHECK_DRAWS.items())
 # A passing growth above this has its short call timed once more, the lesser time
 # counting: one slow timing of the short call (a first call in a fresh worker takes up to
 # half as long again) would otherwise hide growth past `MOST_GROWTH`.
@@ -259,6 +264,7 @@ def expect_long_document(
     reference: Callable[..., Any],
     judge: Callable[[Any], Judge] = same_as_expected,
     again: Callable[[], Callable[..., Any]] | None = None,
+    check: int = 0,
 ) -> None:
     """The long-document rule for the call `fn(*args_of(text))`.
 
@@ -269,14 +275,19 @@ def expect_long_document(
     `SETTLED_GROWTH` is not timed again; passing growth past `RECHECKED_GROWTH`
     has its short call timed once more. Every timing is of a text the code has not
     been given before (a draw of `kit_texts.DRAWS`), each judged against its own
-    reference answer.
+    reference answer; the `check`-th check of a test draws texts no other one does.
 
     A long call timed again is stopped once it can no longer pass (see
     `passing_cap`), which ends the worker it ran in: `again()` gives the function
     to call in the next one (`fn` itself unless it is a method of an object that
     lived in the worker that ended).
     """
-    draws = {length: iter(range(count)) for length, count in DRAWS.items()}
+    if not 0 <= check < MOST_CHECKS:
+        raise ValueError(f"a test makes at most {MOST_CHECKS} long-document checks")
+    draws = {
+        length: iter(range(check * count, (check + 1) * count))
+        for length, count in CHECK_DRAWS.items()
+    }
     calling = [fn]
 
     def timing(length: int, most_seconds: float | None) -> float | None:
@@ -312,7 +323,7 @@ def expect_long_document(
             calling.append(fn if again is None else again())
             return [math.inf, short]
 
-    long_args = args_of(long_text(LONG_LENGTH))
+    long_args = args_of(long_text(LONG_LENGTH, check * CHECK_DRAWS[LONG_LENGTH]))
     try:
         least = timings()
         if grows_in_step(least) and not grows_in_step(least, RECHECKED_GROWTH):

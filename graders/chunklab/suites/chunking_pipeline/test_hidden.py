@@ -1137,8 +1137,8 @@ def test_a_long_document(submission, reference):
         cuts_follow_the_rules,
         again=method_of_a_new_pipeline("chunk_text"),
     )
-    # The same text as a document: finding each chunk's char_start must not search the
-    # body again from its start for every chunk either.
+    # The same kind of text as a document (texts chunk_text was not given): finding each
+    # chunk's char_start must not search the body again from its start for every chunk.
     process_document = method_of(pipes[-1], "process_document")
 
     def fields_follow_the_rules(expected: list[dict[str, Any]]) -> Judge:
@@ -1170,6 +1170,7 @@ def test_a_long_document(submission, reference):
         long_document_reference(reference),
         fields_follow_the_rules,
         again=method_of_a_new_pipeline("process_document"),
+        check=1,
     )
 
 
