@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from chunklab.contract import CallTimedOut, CallWaited, CodeCell
+from chunklab.contract import CallTimedOut, CallWaited, CodeCell, WorkerCrashed
 from chunklab.kit import find_kit, load_reference
 from chunklab.lessons import LESSONS
 from chunklab.pipeline.parallel import grade_many
 from chunklab.reading.read import SubmissionPath
+from chunklab.sandbox import backend as backend_module
 from chunklab.sandbox import fitted_limits
 from chunklab.sandbox.backend import SandboxBackend
 from chunklab.sandbox.call_watch import WALL_FACTOR, CallLimit
@@ -336,3 +337,38 @@ def test_a_timeout_sent_ahead_that_the_check_makes_is_one_as_if_sent_alone(backe
     with pytest.raises(CallTimedOut, match="An earlier call in this check"):
         proxy.chunk("b")
     assert backend.spinning
+
+
+def test_a_worker_started_again_must_hold_what_the_first_load_defined(backend_of):
+    backend = backend_of("def chunk(text, size, overlap):\n    return [text]\n")
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    assert proxy.chunk("ab", 2, 0) == ["ab"]
+    # Loaded again, the cells define nothing (as a cell stopped at its limit would leave
+    # them): the calls would fail on a name the code did define.
+    backend.cells = [CodeCell(0, "submission.py", "x = 1\n").to_message()]
+    proxy.afresh()
+    with pytest.raises(WorkerCrashed) as crashed:
+        proxy.chunk("ab", 2, 0)
+    assert str(crashed.value).endswith(
+        "Your code could not be started again after an earlier failure: run again, your "
+        "cells did not define what they defined the first time, or failed otherwise (look "
+        "for code at the top level that depends on time, chance or files)."
+    )
+
+
+def test_a_worker_started_again_may_take_twice_the_first_loads_limit(backend_of, monkeypatch):
+    backend = backend_of("def chunk(text, size, overlap):\n    return [text]\n")
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    limits: list[float] = []
+    start = SandboxBackend._start_worker
+    monkeypatch.setattr(
+        SandboxBackend,
+        "_start_worker",
+        lambda self, seconds: limits.append(seconds) or start(self, seconds),
+    )
+    proxy.afresh()
+    assert proxy.chunk("ab", 2, 0) == ["ab"]
+    assert limits == [backend_module.RELOAD_MARGIN * fitted_limits.load_seconds(LIMITS)]
+    assert backend_module.RELOAD_MARGIN == 2.0

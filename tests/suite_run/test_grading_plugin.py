@@ -14,7 +14,13 @@ from chunklab.kit import suite_dir
 from chunklab.lessons import get_lesson
 from chunklab.reading.read import read_submission
 from chunklab.sandbox.limits import Limits
-from chunklab.suite_run.plugin import GradingPlugin, SuiteEntry, stage_notes, submission_key
+from chunklab.suite_run.plugin import (
+    MARKER_NAMES,
+    GradingPlugin,
+    SuiteEntry,
+    stage_notes,
+    submission_key,
+)
 from chunklab.suite_run.pytest_run import pytest_arguments
 from chunklab.suites.checks import RuleBroken
 
@@ -25,6 +31,7 @@ class Collected:
     def __init__(self) -> None:
         self.locations: list[tuple[tuple, tuple]] = []
         self.order: list[str | None] = []
+        self.names: list[str] = []
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -33,6 +40,7 @@ class Collected:
         for item in items:
             self.locations.append((item.location, own.func(item)))
             self.order.append(submission_key(item))
+            self.names.append(item.name)
 
 
 def collect(lesson_id: str, keys: list[str]) -> Collected:
@@ -66,6 +74,17 @@ def test_the_tests_of_one_submission_run_together():
     tests = grader_test_count("char_chunk")
     assert tests > 1
     assert collected.order == ["s0"] * tests + ["s1"] * tests
+
+
+@pytest.mark.parametrize("lesson_id", ["char_chunk", "word_chunk", "chunking_pipeline"])
+def test_the_long_document_runs_after_every_other_test_of_its_submission(lesson_id):
+    # It may end the worker, or not, by its timings: what the worker holds then must reach
+    # no other test.
+    collected = collect(lesson_id, ["s0", "s1"])
+    tests = grader_test_count(lesson_id)
+    assert collected.names[tests - 1] == "test_a_long_document[s0]"
+    assert collected.names[2 * tests - 1] == "test_a_long_document[s1]"
+    assert sum("test_a_long_document" in name for name in collected.names) == 2
 
 
 def test_a_failed_check_s_frames_do_not_keep_what_the_submission_returned():
@@ -123,7 +142,7 @@ def test_a_test_s_markers_are_looked_up_once_however_many_submissions_it_grades(
     once = len(looked)
     looked.clear()
     collect("char_chunk", ["s0", "s1", "s2", "s3"])
-    assert len(looked) == once == 4 * grader_test_count("char_chunk")
+    assert len(looked) == once == len(MARKER_NAMES) * grader_test_count("char_chunk")
 
 
 def test_no_failed_test_s_traceback_is_rendered(monkeypatch, tmp_path):

@@ -346,9 +346,9 @@ def test_the_inputs_to_try_of_every_failed_check_go_to_one_new_worker(
     started = []
     start = SandboxBackend._start_worker
 
-    def counted(backend: SandboxBackend):
+    def counted(backend: SandboxBackend, seconds: float):
         started.append(backend)
-        return start(backend)
+        return start(backend, seconds)
 
     monkeypatch.setattr(SandboxBackend, "_start_worker", counted)
     report = graded_source(

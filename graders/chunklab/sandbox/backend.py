@@ -35,6 +35,8 @@ from chunklab.sandbox.worker_kind import Worker, Workers
 
 # Running a submission's cells may import modules; its wall-clock ceiling.
 LOAD_SECONDS_FLOOR = 5.0
+# A worker started again may take this many times the first load's own-time limit.
+RELOAD_MARGIN = 2.0
 # All of a submission's requests may take this many times its own time limit by the clock.
 SUBMISSION_WALL_FACTOR = 3.0
 
@@ -78,11 +80,15 @@ class SandboxBackend(Backend):
         self.carried_cap: float | None = None
         # Why the submission's answers are no longer trusted, once one broke the protocol.
         self.broken = ""
+        # What the first load defined and what failed in it: a worker started again must
+        # hold the same, or later calls would blame the code for names it did define.
+        self.first_load: LoadAnswer | None = None
 
     def load(self) -> LoadAnswer:
         """Run the submission's cells in a new worker; what they defined and what failed."""
         try:
-            return self._start_worker()
+            self.first_load = self._start_worker(self._load_seconds())
+            return self.first_load
         except ProtocolBroken as broken:
             raise BrokenProtocolError(str(broken)) from None
         except CallTimedOut:
@@ -104,11 +110,12 @@ class SandboxBackend(Backend):
         ceiling = max(LOAD_SECONDS_FLOOR, self.limits.call_seconds)
         return min(ceiling, max(0.0, self._wall_left()))
 
-    def _start_worker(self) -> LoadAnswer:
-        """A fresh worker with the cells run in it; the time it takes counts as the submission's."""
+    def _start_worker(self, seconds: float) -> LoadAnswer:
+        """A fresh worker with the cells run in it within `seconds` of own time; the time it
+        takes counts as the submission's."""
         self.worker = worker = self.zygote.spawn()
         started = time.monotonic()
-        worker.watch_next(CallLimit(self._load_seconds(), self.limits.memory_mb))
+        worker.watch_next(CallLimit(seconds, self.limits.memory_mb))
         mark = worker.own_mark()
         try:
             answer = worker.request(
@@ -117,9 +124,9 @@ class SandboxBackend(Backend):
                     "cells": self.cells,
                     "local_modules": self.local_modules,
                     # Within this own time a slow cell is stopped and the others still run.
-                    "seconds": self._load_seconds(),
+                    "seconds": seconds,
                 },
-                self._load_ceiling(),
+                max(seconds, self._load_ceiling()),
             )
             return load_answer(answer, self.cell_indexes)
         except ProtocolBroken as broken:
@@ -280,14 +287,23 @@ class SandboxBackend(Backend):
             self._note_output(worker)
 
     def _replace_worker(self) -> None:
+        again = "Your code could not be started again after an earlier failure"
         try:
-            self._start_worker()
+            # Loaded once within its limit already: a load near the limit is not failed
+            # again by how the machine's timing falls.
+            loaded = self._start_worker(RELOAD_MARGIN * self._load_seconds())
         except ProtocolBroken:
             raise
         except (CallTimedOut, WorkerCrashed):
+            raise WorkerCrashed(f"{again}.") from None
+        if self.first_load is not None and load_outcome(loaded) != load_outcome(self.first_load):
+            assert self.worker is not None
+            self.worker.kill()
             raise WorkerCrashed(
-                "Your code could not be started again after an earlier failure."
-            ) from None
+                f"{again}: run again, your cells did not define what they defined the first "
+                "time, or failed otherwise (look for code at the top level that depends on "
+                "time, chance or files)."
+            )
 
     def _note_output(self, worker: Worker) -> None:
         self.output_was_cut = self.output_was_cut or worker.output.was_cut
@@ -299,3 +315,8 @@ class SandboxBackend(Backend):
         self.worker.kill()
         self._note_output(self.worker)
         return self.worker.printed()
+
+
+def load_outcome(answer: LoadAnswer) -> tuple[frozenset[str], tuple[tuple[int | None, str], ...]]:
+    """What a load defined, and which cells failed how (messages aside: they hold times)."""
+    return answer.defined, tuple((problem.cell, problem.kind) for problem in answer.problems)

@@ -35,8 +35,10 @@ MARKERS = (
     "visibility(kind): 'visible' (a public check) or 'hidden'",
     "call_seconds(n): own time each call of the test may take (at most --call-seconds), "
     "in place of the limit fitted to the reference solution's time on the call",
+    "runs_last: the test runs after the submission's other tests: it may end the worker "
+    "(or not, by its timings), and what the worker then holds must reach no other test",
 )
-MARKER_NAMES = ("rule", "points", "visibility", "call_seconds")
+MARKER_NAMES = ("rule", "points", "visibility", "call_seconds", "runs_last")
 
 
 class EmptySlot(Exception):
@@ -114,10 +116,17 @@ class GradingPlugin:
             items[:] = [i for i in items if self.visible(i)]
             config.hook.pytest_deselected(items=hidden)
         share_locations(items)
-        # All tests of one submission together, visible ones first: each submission is
-        # opened once, and its worker ends before the next one starts.
+        # All tests of one submission together, visible ones first, those that run last
+        # at the end: each submission is opened once, and its worker ends before the next
+        # one starts.
         order: dict[str | None, int] = {key: number for number, key in enumerate(self.entries)}
-        items.sort(key=lambda item: (order.get(submission_key(item), -1), not self.visible(item)))
+        items.sort(
+            key=lambda item: (
+                order.get(submission_key(item), -1),
+                not self.visible(item),
+                self.marks_of(item)["runs_last"] is not None,
+            )
+        )
 
     def marks_of(self, item: pytest.Item) -> dict[str, pytest.Mark | None]:
         """The markers an item states, looked up once for all the items of its test function.

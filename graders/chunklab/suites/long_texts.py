@@ -288,15 +288,18 @@ def expect_long_document(
         length: iter(range(check * count, (check + 1) * count))
         for length, count in CHECK_DRAWS.items()
     }
-    calling = [fn]
+    # The function calls go to; None once the worker it lived in has ended, until a call
+    # needs it (no worker is started for a check that ends there).
+    calling: list[Callable[..., Any] | None] = [fn]
 
     def timing(length: int, most_seconds: float | None) -> float | None:
         args = args_of(long_text(length, next(draws[length])))
         expected = reference_answer(reference, args)
         known = right_answers(reference, args)
-        return timed_right_answer(
-            calling[-1], args, expected, judge(expected), known, most_seconds
-        )
+        call = calling[-1]
+        if call is None:
+            call = calling[-1] = fn if again is None else again()
+        return timed_right_answer(call, args, expected, judge(expected), known, most_seconds)
 
     def short_timing() -> float | None:
         return timing(SHORT_LENGTH, SHORT_SHARE * LONG_TEXT_SECONDS)
@@ -320,7 +323,7 @@ def expect_long_document(
             raise
         except CallTimedOut:
             # Past the cap this timing cannot pass; the worker it ran in has ended.
-            calling.append(fn if again is None else again())
+            calling.append(None)
             return [math.inf, short]
 
     long_args = args_of(long_text(LONG_LENGTH, check * CHECK_DRAWS[LONG_LENGTH]))

@@ -403,6 +403,8 @@ def test_random_texts_give_exactly_the_windows(submission, reference):
 
 
 @pytest.mark.call_seconds(LONG_TEXT_SECONDS)
+# Timed again, a long call may be stopped and the worker started anew, by its timings.
+@pytest.mark.runs_last
 @pytest.mark.rule(
     "Documents in RAG are long: a text of 200,000 characters (about 80 pages) is chunked "
     "correctly with no recursion limit reached, and the work grows in step with the text: "
