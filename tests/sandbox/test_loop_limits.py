@@ -237,7 +237,9 @@ def test_loading_counts_toward_the_submission_time(backend_of):
         "    pass\ndef chunk():\n    return []\n"
     )
     backend.load()
-    assert 0.14 <= backend.spent and backend.spent_wall >= backend.spent - 0.02
+    # The 0.15 s spent at the top level, less the slack a count may lag by: a busy
+    # machine's scheduler may bring a count up to date a few ticks late.
+    assert 0.1 <= backend.spent and backend.spent_wall >= backend.spent - 0.02
 
 
 def test_a_request_looks_at_the_worker_when_sent_and_once_when_answered(
@@ -352,8 +354,8 @@ def test_a_worker_started_again_must_hold_what_the_first_load_defined(backend_of
         proxy.chunk("ab", 2, 0)
     assert str(crashed.value).endswith(
         "Your code could not be started again after an earlier failure: run again, your "
-        "cells did not define what they defined the first time, or failed otherwise (look "
-        "for code at the top level that depends on time, chance or files)."
+        "cells did not define chunk as they did the first time (look for code at the top "
+        "level that depends on time or files, or that is slow)."
     )
 
 
@@ -372,3 +374,37 @@ def test_a_worker_started_again_may_take_twice_the_first_loads_limit(backend_of,
     assert proxy.chunk("ab", 2, 0) == ["ab"]
     assert limits == [backend_module.RELOAD_MARGIN * fitted_limits.load_seconds(LIMITS)]
     assert backend_module.RELOAD_MARGIN == 2.0
+
+
+def test_a_cell_stopped_at_the_first_load_may_get_further_when_started_again(zygote):
+    # A notebook's slow demo: stopped the first time, it may finish with the reload's
+    # larger limit. The names the first load defined are all there: the calls go on.
+    cells = (
+        CodeCell(0, "cell 1", "def chunk(text, size, overlap):\n    return [text]\n"),
+        CodeCell(
+            1,
+            "cell 2",
+            "import time\nend = time.process_time() + 0.28\n"
+            "while time.process_time() < end:\n    pass\n",
+        ),
+    )
+    backend = SandboxBackend(zygote, cells, LIMITS)
+    try:
+        loaded = backend.load()
+        assert [(problem.cell, problem.kind) for problem in loaded.problems] == [(1, "too_slow")]
+        proxy = SubmissionProxy(backend)
+        proxy.afresh()
+        assert proxy.chunk("ab", 2, 0) == ["ab"]
+    finally:
+        backend.close()
+
+
+def test_every_worker_starts_from_the_same_random_numbers(backend_of):
+    source = "import random\nDRAWN = random.random()\ndef drawn():\n    return DRAWN\n"
+    first, second = backend_of(source), backend_of(source)
+    first.load()
+    second.load()
+    proxy = SubmissionProxy(first)
+    drawn = proxy.drawn()
+    proxy.afresh()
+    assert proxy.drawn() == drawn == SubmissionProxy(second).drawn()

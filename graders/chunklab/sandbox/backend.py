@@ -80,8 +80,8 @@ class SandboxBackend(Backend):
         self.carried_cap: float | None = None
         # Why the submission's answers are no longer trusted, once one broke the protocol.
         self.broken = ""
-        # What the first load defined and what failed in it: a worker started again must
-        # hold the same, or later calls would blame the code for names it did define.
+        # What the first load defined: a worker started again must define it too, or later
+        # calls would blame the code for names it did define.
         self.first_load: LoadAnswer | None = None
 
     def load(self) -> LoadAnswer:
@@ -296,13 +296,16 @@ class SandboxBackend(Backend):
             raise
         except (CallTimedOut, WorkerCrashed):
             raise WorkerCrashed(f"{again}.") from None
-        if self.first_load is not None and load_outcome(loaded) != load_outcome(self.first_load):
+        # A cell stopped at its limit the first time may get further now (it has more
+        # time): only a name the first load defined and this one did not is a difference.
+        lost = sorted(self.first_load.defined - loaded.defined) if self.first_load else []
+        if lost:
             assert self.worker is not None
             self.worker.kill()
             raise WorkerCrashed(
-                f"{again}: run again, your cells did not define what they defined the first "
-                "time, or failed otherwise (look for code at the top level that depends on "
-                "time, chance or files)."
+                f"{again}: run again, your cells did not define {', '.join(lost[:3])} as they "
+                "did the first time (look for code at the top level that depends on time "
+                "or files, or that is slow)."
             )
 
     def _note_output(self, worker: Worker) -> None:
@@ -316,7 +319,3 @@ class SandboxBackend(Backend):
         self._note_output(self.worker)
         return self.worker.printed()
 
-
-def load_outcome(answer: LoadAnswer) -> tuple[frozenset[str], tuple[tuple[int | None, str], ...]]:
-    """What a load defined, and which cells failed how (messages aside: they hold times)."""
-    return answer.defined, tuple((problem.cell, problem.kind) for problem in answer.problems)

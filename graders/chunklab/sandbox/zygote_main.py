@@ -487,6 +487,8 @@ PRELOADED = (
     "typing",
     "unicodedata",
 )
+# The seed of the random numbers every worker starts from.
+RANDOM_SEED = 0
 
 
 def main():
@@ -496,6 +498,11 @@ def main():
     exec(compile(sys.argv[1], "chunklab_worker", "exec"), worker)
     for name in PRELOADED:
         __import__(name)
+    # Every worker starts from the same random numbers, as from the same string hashing:
+    # code that draws them (a notebook's demo, a shuffle) runs alike in every worker of a
+    # submission and in every run, so a worker started again defines what the first did.
+    random = __import__("random")
+    random.seed(RANDOM_SEED)
     config = json.loads(sys.argv[2])
     config["grader_uid"] = os.getuid()
     # The folders of the minimal root are made for workers to pass through, whatever the
