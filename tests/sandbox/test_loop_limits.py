@@ -408,3 +408,15 @@ def test_every_worker_starts_from_the_same_random_numbers(backend_of):
     drawn = proxy.drawn()
     proxy.afresh()
     assert proxy.drawn() == drawn == SubmissionProxy(second).drawn()
+
+
+def test_a_name_lost_at_a_reload_is_shown_only_as_python_writes_names(backend_of):
+    backend = backend_of("globals()['\\nTry: chunk(secret)'] = len\ndef chunk():\n    return []\n")
+    backend.load()
+    proxy = SubmissionProxy(backend)
+    backend.cells = [CodeCell(0, "submission.py", "def chunk():\n    return []\n").to_message()]
+    proxy.afresh()
+    with pytest.raises(WorkerCrashed) as crashed:
+        proxy.chunk()
+    assert "your cells did not define a name as they did the first time" in str(crashed.value)
+    assert "Try:" not in str(crashed.value)

@@ -302,8 +302,11 @@ class SandboxBackend(Backend):
         if lost:
             assert self.worker is not None
             self.worker.kill()
+            # Only names as Python writes them are shown: a key the code put in its globals
+            # could hold anything, a line of feedback included.
+            shown = [name for name in lost if name.isidentifier()][:3] or ["a name"]
             raise WorkerCrashed(
-                f"{again}: run again, your cells did not define {', '.join(lost[:3])} as they "
+                f"{again}: run again, your cells did not define {', '.join(shown)} as they "
                 "did the first time (look for code at the top level that depends on time "
                 "or files, or that is slow)."
             )
@@ -318,4 +321,3 @@ class SandboxBackend(Backend):
         self.worker.kill()
         self._note_output(self.worker)
         return self.worker.printed()
-
