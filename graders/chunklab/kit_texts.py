@@ -112,7 +112,11 @@ def made_text(name: str) -> str:
 
 
 def digest_of(text: str) -> str:
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    return digest_of_bytes(text.encode())
+
+
+def digest_of_bytes(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def length_and_draw(name: str) -> tuple[int, int]:
@@ -127,7 +131,7 @@ def text_file(name: str) -> Path:
     path = cache_dir() / "texts" / f"{name}-{expected}.txt"
     with contextlib.suppress(OSError):
         # The file's bytes are the text's UTF-8: hashed as they are, nothing decoded.
-        if hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest() == expected:
+        if digest_of_bytes(path.read_bytes()) == expected:
             return path
     text = made_text(name)
     if digest_of(text) != expected:

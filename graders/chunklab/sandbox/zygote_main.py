@@ -48,6 +48,10 @@ MS_PRIVATE = 1 << 18
 PR_SET_NO_NEW_PRIVS = 38
 PR_CAPBSET_DROP = 24
 PR_SET_PDEATHSIG = 1
+# The namespaces each worker has of its own: no System V memory, semaphore or queue
+# outlives it, and no socket (an abstract Unix one included) joins two workers alive at
+# once; the first child in a new PID namespace is its PID 1.
+WORKER_NAMESPACES = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET
 
 libc = ctypes.CDLL(None, use_errno=True)
 # clone(2) makes a worker that is at once PID 1 of a new PID namespace, with no
@@ -436,10 +440,8 @@ def spawn(config, fds, worker, worker_id, confinement):
             become_worker(config, fds, worker, worker_id, confinement)
         return pid
     if CLONE_SYSCALL is not None and config["direct_clone"]:
-        # Like fork (this process runs no other thread), plus new PID, mount, IPC and
-        # network namespaces: no System V memory, semaphore or queue outlives a worker,
-        # and no socket (an abstract Unix one included) joins two workers alive at once.
-        flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | signal.SIGCHLD
+        # Like fork (this process runs no other thread), in the worker's own namespaces.
+        flags = WORKER_NAMESPACES | signal.SIGCHLD
         pid = libc.syscall(CLONE_SYSCALL, flags, 0, 0, 0, 0)
         if pid == 0:
             become_worker(config, fds, worker, worker_id, confinement)
@@ -455,7 +457,7 @@ def spawn(config, fds, worker, worker_id, confinement):
         os.close(report_read)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        check(libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET), "unshare pid")
+        check(libc.unshare(WORKER_NAMESPACES), "unshare pid")
         pid = os.fork()
         if pid == 0:
             os.close(report_write)

@@ -52,9 +52,7 @@ def kept_under_rule(feedback: str) -> str:
     from chunklab.suites.checks import TRY_PREFIX, VERDICT_PREFIX
 
     for prefix in (TRY_PREFIX, VERDICT_PREFIX):
-        if feedback.startswith(prefix):
-            return feedback.split("\n", 1)[0]
-        _, found, kept = feedback.rpartition(f"\n{prefix}")
+        _, found, kept = f"\n{feedback}".rpartition(f"\n{prefix}")
         if found:
             return f"{prefix}{kept}".split("\n", 1)[0]
     return ""

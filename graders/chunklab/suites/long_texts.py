@@ -250,12 +250,12 @@ def timed_right_answer(
     return measured[0]
 
 
-def growth_cap(short_seconds: float | None) -> float | None:
+def growth_cap(short_seconds: float | None, growth: float = SETTLED_GROWTH) -> float | None:
     """The own time the long call may take once the short one took `short_seconds`:
-    stopped there, it grew past `SETTLED_GROWTH`; None where the short call was not timed."""
+    stopped there, it grew past `growth`; None where the short call was not timed."""
     if short_seconds is None:
         return None
-    return max(LEAST_CAP, SETTLED_GROWTH * short_seconds)
+    return max(LEAST_CAP, growth * short_seconds)
 
 
 def expect_long_document(
@@ -353,10 +353,8 @@ def passing_cap(least_short: float | None) -> float | None:
     `MOST_GROWTH` times the least short timing so far (later ones can only be less).
     None where the short call was not timed, or where the cap is the call's own limit
     (a call stopped there settles the verdict)."""
-    if least_short is None:
-        return None
-    cap = max(LEAST_CAP, MOST_GROWTH * least_short)
-    return cap if cap < LONG_TEXT_SECONDS else None
+    cap = growth_cap(least_short, MOST_GROWTH)
+    return cap if cap is not None and cap < LONG_TEXT_SECONDS else None
 
 
 def grows_too_fast(fn: Callable[..., Any], long_args: tuple) -> RuleBroken:
