@@ -235,8 +235,8 @@ def test_an_input_to_try_shows_no_hidden_input_a_submission_kept(
     assert shown and all("\n" not in feedback for feedback in shown)
     assert not {offered_call(feedback) for feedback in shown} & hidden_calls
     assert "Verdict: your code raised ValueError on the long text." in policies["rule"]
-    # And the tries ran in a worker that was given no hidden input: what it says there,
-    # shown in full, names none.
+    # And the tries were answered before the code was given any hidden input: what it
+    # says there, shown in full, names none.
     kept = set()
     for feedback in policies["full"]:
         _, _, tried = feedback.partition(f"\n{TRY_PREFIX}")
@@ -340,7 +340,7 @@ def test_names_and_reprs_a_submission_chose_start_no_line_of_feedback():
     assert raised.startswith("It raised Kept\\nTry: ") and "\n" not in raised
 
 
-def test_the_inputs_to_try_of_every_failed_check_go_to_one_new_worker(
+def test_the_inputs_to_try_of_every_failed_check_need_no_worker_of_their_own(
     chunklab, tmp_path, monkeypatch
 ):
     started = []
@@ -355,6 +355,6 @@ def test_the_inputs_to_try_of_every_failed_check_go_to_one_new_worker(
         chunklab, tmp_path / "remembering_char_chunk.py", REMEMBERING.format(function="chunk")
     )
     offered = [t for t in report["tests"] if t["feedback"].startswith(TRY_PREFIX)]
-    # Many hidden checks offer an input; the submission ran in two workers: its tests',
-    # then, once that one had ended, its tries'.
-    assert len(offered) > 5 and len(started) == 2
+    # Many hidden checks offer an input; the submission ran in one worker: its tries were
+    # answered there before its tests.
+    assert len(offered) > 5 and len(started) == 1

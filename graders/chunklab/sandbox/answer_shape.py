@@ -57,7 +57,10 @@ def expected_of(request: dict[str, Any]) -> Expected:
     if op in ("call", "method"):
         if "digest" in request:
             return EXPECTED["digest"]
-        return EXPECTED["inputs" if "inputs" in request else op]
+        if "inputs" in request:
+            # Asked with other calls at once, the arguments as the call left them come too.
+            return EXPECTED["left" if request.get("left") else "inputs"]
+        return EXPECTED[op]
     if op == "new":
         return Expected(op, request.get("handle"))
     return EXPECTED.get(op) or Expected(op)
@@ -67,7 +70,9 @@ def expected_of(request: dict[str, Any]) -> Expected:
 # send its value instead of the digest).
 VALUE_ONLY = frozenset(("call", "method", "kept", "digest", "held"))
 # The answers most requests call for, made once: a class makes thousands of calls.
-EXPECTED = {kind: Expected(kind) for kind in ("call", "method", "digest", "inputs", "kept")}
+EXPECTED = {
+    kind: Expected(kind) for kind in ("call", "method", "digest", "inputs", "left", "kept")
+}
 
 
 def checked_answer(answer: object, expected: Expected) -> dict[str, Any]:
@@ -88,20 +93,30 @@ def checked_answer(answer: object, expected: Expected) -> dict[str, Any]:
     elif expected.kind == "digest" and "digest" in answer:
         digest = answer["digest"]
         fits = set(answer) == {"digest"} and type(digest) is str and bool(DIGEST.fullmatch(digest))
+    elif expected.kind == "left" and "left" in answer:
+        left = {key: value for key, value in answer.items() if key != "left"}
+        fits = value_answer(left, "inputs") and value_answer(answer["left"], "call")
     else:
-        inputs = answer.get("inputs")
-        fits = (
-            expected.kind in ("call", "method", "kept", "digest", "held", "inputs")
-            and "ok" in answer
-            and set(answer) <= CALL_KEYS
-            and answer.get("tagged", True) is True
-            # A digest of the arguments comes with an answer to a call that asked for one.
-            and (expected.kind == "inputs") == (inputs is not None)
-            and (inputs is None or (type(inputs) is str and bool(DIGEST.fullmatch(inputs))))
-        )
+        fits = value_answer(answer, expected.kind)
     if not fits:
         raise ProtocolBroken(BROKEN_PROTOCOL)
     return answer
+
+
+def value_answer(answer: object, kind: str) -> bool:
+    """Whether `answer` is a value answer of a request of this kind."""
+    if type(answer) is not dict:
+        return False
+    inputs = answer.get("inputs")
+    return (
+        kind in ("call", "method", "kept", "digest", "held", "inputs")
+        and "ok" in answer
+        and set(answer) <= CALL_KEYS
+        and answer.get("tagged", True) is True
+        # A digest of the arguments comes with an answer to a call that asked for one.
+        and (kind == "inputs") == (inputs is not None)
+        and (inputs is None or (type(inputs) is str and bool(DIGEST.fullmatch(inputs))))
+    )
 
 
 def same_handle(given: object, sent: object) -> bool:

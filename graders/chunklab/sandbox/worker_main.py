@@ -608,6 +608,9 @@ class Session:
             arguments = [request.get("args", []), request.get("kwargs", {})]
             self.held = arguments
             answer["inputs"] = inputs_digest(request["inputs"], arguments)
+            if request.get("left"):
+                # Asked with calls sent together, where no request for them can follow.
+                answer["left"] = plain_answer(arguments)
         if asked_by_digest and "ok" in answer:
             digest = answer_digest(request["digest"], answer["ok"])
             if digest is None:

@@ -26,6 +26,7 @@ from chunklab.errors import SubmissionError
 from chunklab.scoring.outcomes import BuildsOn, outcome_of, settled
 from chunklab.scoring.report import TestOutcome
 from chunklab.suite_run.submission_proxy import SubmissionProxy
+from chunklab.suite_run.tried_answers import TriedInputs, every_call_tried
 from chunklab.suites.checks import RuleBroken, shorten
 from chunklab.text import terminal_safe
 
@@ -79,8 +80,12 @@ class GradingPlugin:
         # checks left (test, search, its calls' stated limit), run once the submission's
         # tests are done; what each found, by test.
         self.tests_of: dict[str, list[str]] = {}
-        self.offers: dict[str, list[tuple[str, Callable[[], str], float | None]]] = {}
+        self.offers: dict[str, list[tuple[str, Callable[[], str]]]] = {}
         self.tried: dict[str, str] = {}
+        # The inputs to try the hidden suites declare, and every call their searches may
+        # make (made once, of the reference), asked of each submission before its tests.
+        self.tried_inputs: list[TriedInputs] = []
+        self.tried_calls: list[dict[str, Any]] | None = None
         self.finished = False
         # The markers of each test function, by `marks_of`'s key.
         self.marks: dict[tuple[int, ...], dict[str, pytest.Mark | None]] = {}
@@ -116,6 +121,12 @@ class GradingPlugin:
             items[:] = [i for i in items if self.visible(i)]
             config.hook.pytest_deselected(items=hidden)
         share_locations(items)
+        tried: dict[int, TriedInputs] = {}
+        for item in items:
+            if not self.visible(item):
+                for inputs in getattr(getattr(item, "module", None), "TRIED", ()):
+                    tried.setdefault(id(inputs), inputs)
+        self.tried_inputs = list(tried.values())
         # All tests of one submission together, visible ones first, those that run last
         # at the end: each submission is opened once, and its worker ends before the next
         # one starts.
@@ -206,10 +217,7 @@ class GradingPlugin:
             message = str(excinfo.value) if excinfo.errisinstance(RuleBroken) else excinfo.exconly()
             offer = getattr(excinfo.value, "offer", None)
             if when == "call" and offer is not None:
-                seconds = mark_value(self.marks_of(item)["call_seconds"])
-                self.offers.setdefault(submission_key(item) or "", []).append(
-                    (item.nodeid, offer, seconds)
-                )
+                self.offers.setdefault(submission_key(item) or "", []).append((item.nodeid, offer))
             report = pytest.TestReport(
                 item.nodeid,
                 item.location,
@@ -242,19 +250,29 @@ class GradingPlugin:
         done.append(outcome)
         self.tests_of.setdefault(key, []).append(item.nodeid)
 
+    def ask_tries(self, proxy: SubmissionProxy) -> None:
+        """Ask a submission just opened every call the searches for inputs to try may make,
+        before any of its tests: what a search finds is then decided before any hidden
+        input is sent (see `tried_answers.py`)."""
+        if not self.tried_inputs or self.reference_module is None:
+            return
+        if self.tried_calls is None:
+            self.tried_calls = every_call_tried(
+                self.tried_inputs, self.reference_module, SubmissionProxy
+            )
+        try:
+            proxy.ask_tries_first(self.tried_calls)
+        except (CallTimedOut, WorkerCrashed):
+            pass  # the tests meet the same error, each with its own input named
+
     def try_offers(self, key: str, proxy: SubmissionProxy) -> None:
         """Search for the inputs to try of the submission's failed hidden checks, now that its
-        tests are done: all in one new worker, which has run its cells and nothing else.
-
-        One worker for them all, not one per failed check: no hidden check runs after
-        them, and no worker that ran one is alive beside it.
-        """
+        tests are done, in the answers asked before them: no call reaches the submission."""
         offers = self.offers.pop(key, [])
         if not offers:
             return
-        proxy.afresh()
-        for test, find, seconds in offers:
-            proxy.begin_test(seconds)  # each search on its own, as its check was
+        proxy.answer_from_tries()
+        for test, find in offers:
             try:
                 self.tried[test] = find()
             except Exception:  # a broken answer ends the search; the submission says why
@@ -325,6 +343,7 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionProxy]:
         grading.load_errors[entry.key] = error
         pytest.skip(f"the submission could not be tested: {error}")
     grading.open_proxies[entry.key] = proxy
+    grading.ask_tries(proxy)
     try:
         yield proxy
         grading.try_offers(entry.key, proxy)

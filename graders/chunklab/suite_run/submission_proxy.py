@@ -29,6 +29,7 @@ from chunklab.contract import (
 )
 from chunklab.kit_texts import KitText, call_arguments
 from chunklab.sandbox.worker_main import MAX_REPR, digest_of_bytes
+from chunklab.suite_run.tried_answers import TriedAnswers
 from chunklab.suites.checks import shorten
 from chunklab.text import first_of, terminal_safe
 
@@ -163,6 +164,10 @@ class SubmissionProxy(Calls):
         self._backend = backend
         # Answers to calls sent ahead (see `ahead`), waiting for the test to make them.
         self._answered: deque[tuple[dict[str, Any], dict[str, Any] | Exception]] = deque()
+        # The answers of the inputs to try, asked before any hidden check; once the tests
+        # are done, every call is answered from them (see `tried_answers.py`).
+        self._tried = TriedAnswers()
+        self._reading_tried = False
 
     def begin_test(self, call_seconds: float | None = None) -> None:
         """A new grader test starts: a backend may forget an earlier test's timeout.
@@ -180,6 +185,17 @@ class SubmissionProxy(Calls):
         self._answered.clear()
         self._backend.afresh()
 
+    def ask_tries_first(self, messages: list[dict[str, Any]]) -> None:
+        """Ask the submission the calls of `messages` (every call the searches for inputs to
+        try may make), before any hidden check, and keep the answers."""
+        self._tried.ask(self._backend, messages, self._new_handle)
+
+    def answer_from_tries(self) -> None:
+        """From now on every call is answered from the answers `ask_tries_first` kept, and
+        none reaches the submission: the searches run after the hidden checks."""
+        self._answered.clear()
+        self._reading_tried = True
+
     def ahead(self) -> CallsAhead:
         """Calls the test is about to make, sent together: `with submission.ahead() as later:`.
 
@@ -193,7 +209,7 @@ class SubmissionProxy(Calls):
         return CallsAhead(self)
 
     def _send_ahead(self, messages: list[dict[str, Any]]) -> None:
-        if not messages:
+        if not messages or self._reading_tried:
             return
         try:
             outcomes = self._backend.request_many(messages)
@@ -203,6 +219,8 @@ class SubmissionProxy(Calls):
         self._answered = deque(zip(messages, outcomes, strict=False))
 
     def _answer(self, message: dict[str, Any], most_seconds: float | None) -> dict[str, Any]:
+        if self._reading_tried:
+            return self._tried.answer(message)
         if self._answered:
             sent, outcome = self._answered.popleft()
             if sent == message:

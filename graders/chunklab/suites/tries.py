@@ -5,8 +5,9 @@ hidden-feedback policy (`rule`): it is fixed, so it could be collected over
 resubmissions. When such a check fails, it tries a fixed list of small inputs
 that are never hidden ones (public inputs of the lesson, and made-up ones),
 through the same submission calls, with the same check, once the submission's
-tests are done, in a new worker that has seen no hidden input; the first one
-that breaks the rule for this submission is offered on a line of its own:
+tests are done, on answers asked before any hidden check (each hidden test
+module's `TRIED` names its lists; see `suite_run/tried_answers.py`); the first
+one that breaks the rule for this submission is offered on a line of its own:
 
     Try: chunk('try this', 3, 2)
     Expected: [...]
@@ -23,10 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from chunklab.contract import NOT_THE_SUBMISSIONS_ANSWER
-from chunklab.suites.checks import TRY_PREFIX, RuleBroken
+from chunklab.suites.checks import TRY_PREFIX, RuleBroken, send_ahead
 
 # At most this many candidates are tried for one failure: each one is a call.
 MOST_TRIES = 40
@@ -39,10 +41,9 @@ def offering(find: Callable[[], str]) -> Iterator[None]:
     """A hidden check's body; when it fails, `find()` (see `first_failing`) may add a try.
 
     The search runs once the submission's tests are all done (the grading plugin's
-    `try_offers`), every failed check's in one new worker, started once the tests'
-    worker has ended, which has run the submission's cells and nothing else: what a
-    try shows (a message the code raised, a value it returned) could otherwise carry
-    the hidden inputs the code was given before, kept for the purpose.
+    `try_offers`), on the answers the submission gave before any hidden check: which
+    input it finds could otherwise be chosen by code that kept the hidden inputs it
+    was given.
     """
     try:
         yield
@@ -69,6 +70,23 @@ def first_failing(cases: Iterable[T], check: Callable[[T], Any]) -> str:
         except NOT_THE_SUBMISSIONS_ANSWER:
             return ""
     return ""
+
+
+@dataclass(frozen=True)
+class TriedCalls:
+    """Inputs to try that are calls of one function: `name(*args)` for each of `calls`."""
+
+    name: str
+    calls: tuple[tuple, ...]
+
+    def make_every_call(self, submission: Any) -> None:
+        """Every call a search of these inputs may make (see `suite_run/tried_answers.py`)."""
+        fn = getattr(submission, self.name)
+        for args in send_ahead(submission, self.name, self.calls):
+            try:
+                fn(*args)
+            except Exception:  # an answer to note, not to judge
+                pass
 
 
 def settings_grid(texts: Iterable[str], largest: int = 5) -> list[tuple[str, int, int]]:

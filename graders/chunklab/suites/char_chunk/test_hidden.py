@@ -26,9 +26,19 @@ from chunklab.suites.long_texts import (
     LONG_TEXT_SECONDS,
     expect_long_document,
 )
-from chunklab.suites.tries import CHAR_CALLS, CHAR_INVALID, MOST_TRIES, first_failing, offering
+from chunklab.suites.tries import (
+    CHAR_CALLS,
+    CHAR_INVALID,
+    MOST_TRIES,
+    TriedCalls,
+    first_failing,
+    offering,
+)
 
 pytestmark = pytest.mark.visibility("hidden")
+
+# Every input a failed check of this file may try (asked before any hidden check).
+TRIED = (TriedCalls("chunk", (*CHAR_CALLS, *CHAR_INVALID)),)
 
 # The rule the consequence checks build on: with the wrong number of chunks or the
 # wrong lengths, how neighbours relate says nothing new.

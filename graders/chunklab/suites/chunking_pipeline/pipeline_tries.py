@@ -60,6 +60,15 @@ class Tries:
 
         return offering(find)
 
+    def make_every_call(self, submission: Any) -> None:
+        """Every call a search of these inputs may make (see `suite_run/tried_answers.py`):
+        the check's, on each case, its judgment left aside."""
+        for case in self.cases:
+            try:
+                self.check(submission, case)
+            except Exception:  # an answer to note, not to judge
+                pass
+
 
 # --- Texts and settings for the cutting rules -----------------------------------------
 

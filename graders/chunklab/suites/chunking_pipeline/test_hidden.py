@@ -1213,3 +1213,31 @@ def reference_chunks(reference: Any, chunk_size: int, overlap: int, text: str) -
     """The reference's chunk_text of `text`, dropping nothing."""
     pipe = reference.ChunkingPipeline(chunk_size=chunk_size, overlap=overlap, min_chunk_size=0)
     return pipe.chunk_text(text)
+
+
+# Every input a failed check of this file may try (asked before any hidden check).
+TRIED = (
+    CUT_TRIES,
+    SENTENCE_TRIES,
+    EDGE_TRIES,
+    LENGTH_TRIES,
+    PIECES_TRIES,
+    ONE_ANSWER_TRIES,
+    END_TRIES,
+    FITS_TRIES,
+    INVALID_TRIES,
+    DEFAULTS_TRIES,
+    SHORT_DROP_TRIES,
+    FIELDS_TRIES,
+    CHAR_START_TRIES,
+    NO_BODY_TRIES,
+    BATCH_TRIES,
+    BLANK_TRIES,
+    ID_TRIES,
+    INVISIBLE_TRIES,
+    CUT_FROM_TRIES,
+    INDEX_TRIES,
+    METADATA_TRIES,
+    BATCH_INDEX_TRIES,
+    UNCHANGED_TRIES,
+)

@@ -125,3 +125,7 @@ EMPTY_TRIES = Tries(
     EMPTY_SETTINGS,
     lambda submission, settings: expect_chunks(Pipeline(submission, **settings), "", []),
 )
+
+
+# Every input a failed check of this file may try (asked before any hidden check).
+TRIED = (CUT_TRIES, SENTENCE_TRIES, EMPTY_TRIES)
