@@ -170,6 +170,12 @@ class Backend:
                 break
         return outcomes
 
+    def request_tries(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
+        """Answers to the calls of the inputs to try, asked before any test, as `request_many`
+        gives them; a backend may ask them all in one request, each call within a short
+        limit of its own, and a call past it ends the answers."""
+        return self.request_many(messages)
+
     def met(self, error: Exception) -> None:
         """The test made a call sent ahead whose outcome was `error`: from now on it counts
         as if the call had been made alone. A backend without limits has nothing to note."""
@@ -180,8 +186,3 @@ class Backend:
 
     def begin_test(self, stated_seconds: float | None = None) -> None:
         """A new grader test starts, stating its calls' own limit or not."""
-
-    def afresh(self) -> None:
-        """The next call goes to a new worker, which has run the cells and nothing else, the
-        one before ended first. A backend that keeps no submission apart (the kit's own
-        tests) has none to make."""

@@ -341,6 +341,12 @@ def test_a_timeout_sent_ahead_that_the_check_makes_is_one_as_if_sent_alone(backe
     assert backend.spinning
 
 
+def started_again(backend: SandboxBackend) -> None:
+    """The next call goes to a new worker, loaded again, as after a timeout or a crash."""
+    assert backend.worker is not None
+    backend.worker.kill()
+
+
 def test_a_worker_started_again_must_hold_what_the_first_load_defined(backend_of):
     backend = backend_of("def chunk(text, size, overlap):\n    return [text]\n")
     backend.load()
@@ -349,7 +355,7 @@ def test_a_worker_started_again_must_hold_what_the_first_load_defined(backend_of
     # Loaded again, the cells define nothing (as a cell stopped at its limit would leave
     # them): the calls would fail on a name the code did define.
     backend.cells = [CodeCell(0, "submission.py", "x = 1\n").to_message()]
-    proxy.afresh()
+    started_again(backend)
     with pytest.raises(WorkerCrashed) as crashed:
         proxy.chunk("ab", 2, 0)
     assert str(crashed.value).endswith(
@@ -370,7 +376,7 @@ def test_a_worker_started_again_may_take_twice_the_first_loads_limit(backend_of,
         "_start_worker",
         lambda self, seconds: limits.append(seconds) or start(self, seconds),
     )
-    proxy.afresh()
+    started_again(backend)
     assert proxy.chunk("ab", 2, 0) == ["ab"]
     assert limits == [backend_module.RELOAD_MARGIN * fitted_limits.load_seconds(LIMITS)]
     assert backend_module.RELOAD_MARGIN == 2.0
@@ -393,7 +399,7 @@ def test_a_cell_stopped_at_the_first_load_may_get_further_when_started_again(zyg
         loaded = backend.load()
         assert [(problem.cell, problem.kind) for problem in loaded.problems] == [(1, "too_slow")]
         proxy = SubmissionProxy(backend)
-        proxy.afresh()
+        started_again(backend)
         assert proxy.chunk("ab", 2, 0) == ["ab"]
     finally:
         backend.close()
@@ -406,7 +412,7 @@ def test_every_worker_starts_from_the_same_random_numbers(backend_of):
     second.load()
     proxy = SubmissionProxy(first)
     drawn = proxy.drawn()
-    proxy.afresh()
+    started_again(first)
     assert proxy.drawn() == drawn == SubmissionProxy(second).drawn()
 
 
@@ -415,8 +421,71 @@ def test_a_name_lost_at_a_reload_is_shown_only_as_python_writes_names(backend_of
     backend.load()
     proxy = SubmissionProxy(backend)
     backend.cells = [CodeCell(0, "submission.py", "def chunk():\n    return []\n").to_message()]
-    proxy.afresh()
+    started_again(backend)
     with pytest.raises(WorkerCrashed) as crashed:
         proxy.chunk()
     assert "your cells did not define a name as they did the first time" in str(crashed.value)
     assert "Try:" not in str(crashed.value)
+
+
+LOOPS_ON_SIZE_THREE = (
+    "def chunk(text, size, overlap):\n"
+    "    while size == 3:\n"
+    "        pass\n"
+    "    return [text]\n"
+)
+
+
+def tries_of(*calls: tuple) -> list[dict[str, Any]]:
+    return [{"op": "call", "name": "chunk", "args": list(args), "kwargs": {}} for args in calls]
+
+
+def test_the_inputs_to_try_are_asked_at_once_each_call_stopped_past_its_own_floor(backend_of):
+    backend = backend_of(LOOPS_ON_SIZE_THREE)
+    backend.load()
+    worker = backend.worker
+    mark = worker.own_mark()
+    outcomes = backend.request_tries(tries_of(("a", 1, 0), ("abc", 3, 0), ("b", 1, 0)))
+    assert outcomes[0] == {"ok": ["a"]} and len(outcomes) == 2
+    assert isinstance(outcomes[1], CallTimedOut)
+    assert str(outcomes[1]) == f"Your code did not finish within {floor():g} seconds."
+    # The worker stopped the call itself, at its floor: it goes on, and the calls after
+    # the one stopped were not made.
+    assert worker.own_seconds_since(mark) < 3 * floor()
+    assert backend.worker is worker and worker.alive
+    assert SubmissionProxy(backend).chunk("c", 1, 0) == ["c"]
+
+
+def test_code_that_catches_the_stop_of_a_try_is_stopped_all_the_same(backend_of):
+    # Caught and answered: the call is still one that went past its time.
+    backend = backend_of(
+        "def chunk(text, size, overlap):\n"
+        "    try:\n"
+        "        while True:\n"
+        "            pass\n"
+        "    except BaseException:\n"
+        "        return ['caught']\n"
+    )
+    backend.load()
+    outcomes = backend.request_tries(tries_of(("a", 1, 0), ("b", 1, 0)))
+    assert len(outcomes) == 1 and isinstance(outcomes[0], CallTimedOut)
+
+
+def test_code_that_will_not_be_stopped_in_a_try_loses_its_tries_to_the_graders_limit(backend_of):
+    backend = backend_of(
+        "def chunk(text, size, overlap):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            while True:\n"
+        "                pass\n"
+        "        except BaseException:\n"
+        "            pass\n"
+    )
+    backend.load()
+    limits = Limits(call_seconds=0.5, submission_seconds=30.0)
+    backend.limits = limits
+    started = time.monotonic()
+    outcomes = backend.request_tries(tries_of(("a", 1, 0)))
+    assert len(outcomes) == 1 and isinstance(outcomes[0], CallTimedOut)
+    assert time.monotonic() - started < 10 * limits.call_seconds
+    assert not backend.worker.alive

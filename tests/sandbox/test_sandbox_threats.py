@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from chunklab.contract import CodeCell, ProtocolBroken, WorkerCrashed
+from chunklab.contract import CallTimedOut, CodeCell, ProtocolBroken, WorkerCrashed
 from chunklab.lessons import LESSONS
 from chunklab.sandbox.answer_shape import BROKEN_PROTOCOL
 from chunklab.sandbox.backend import SandboxBackend
@@ -401,17 +401,22 @@ LOCKING = (
     "    with open(os.__file__) as file:\n"
     "        found = fcntl.fcntl(file, fcntl.F_GETLK, asked)\n"
     "    return struct.unpack('hhqqi', found)[0] != fcntl.F_UNLCK\n"
+    "def spin():\n"
+    "    while True:\n"
+    "        pass\n"
 )
 
 
-def test_a_new_worker_starts_only_once_the_one_before_has_ended(sandboxed):
-    # The inputs to try go to a new worker: had the one before (which was given hidden
-    # inputs) still been alive, a file lock, or any other mark two processes can both
-    # see, could pass them on.
+def test_a_worker_started_again_starts_only_once_the_one_before_has_ended(sandboxed):
+    # After a timeout the calls go to a new worker: had the one before still been alive
+    # (spinning, say), a file lock, or any other mark two processes can both see, could
+    # pass on what it was given.
     proxy = sandboxed(LOCKING)
     assert (proxy.count(), proxy.count(), proxy.hold()) == (1, 2, "held")
     before = proxy._backend.worker
-    proxy.afresh()
+    with pytest.raises(CallTimedOut):
+        proxy.spin()
+    proxy.begin_test()  # the next test: the timeout is forgotten, the worker is new
     assert before is not None and not before.alive
     assert (proxy.count(), proxy.held_elsewhere()) == (1, False)
 

@@ -17,7 +17,7 @@ from chunklab.suite_run.in_process import InProcessBackend
 from chunklab.suite_run.plugin import GradingPlugin
 from chunklab.suite_run.pytest_run import run_suite
 from chunklab.suite_run.submission_proxy import SubmissionProxy
-from chunklab.suite_run.tried_answers import AnswerNotAsked, every_call_tried
+from chunklab.suite_run.tried_answers import AnswerNotAsked, calls_to_ask_first
 from chunklab.suites.char_chunk import test_hidden as char_hidden
 from chunklab.suites.checks import RuleBroken
 from chunklab.suites.chunking_pipeline import test_hidden as pipeline_hidden
@@ -162,7 +162,7 @@ def test_every_call_a_pipeline_search_makes_was_asked_first(mistake):
     # mistakes of each kind, finds every answer it asks for.
     reference = load_reference(KIT, PIPELINE)
     tried = list({id(t): t for t in (*pipeline_hidden.TRIED, *pipeline_positions.TRIED)}.values())
-    calls = every_call_tried(tried, reference, SubmissionProxy)
+    calls = calls_to_ask_first(tuple(tried), reference, SubmissionProxy)
     path = KIT.root / "solutions" / "mistakes" / "chunking_pipeline" / f"{mistake}.py"
     proxy = SubmissionProxy(InProcessBackend(dict(vars(module_of(path)))))
     proxy.ask_tries_first(calls)
@@ -193,3 +193,18 @@ def test_the_arguments_a_call_left_come_only_with_a_call_that_asked_for_them():
         checked_answer(answer, expected_of({**asked, "left": False}))
     with pytest.raises(ProtocolBroken):
         checked_answer({**answer, "left": {"ok": 1, "extra": 2}}, expected_of(asked))
+
+
+def test_the_answers_to_the_tries_fit_their_calls_and_end_at_a_call_stopped():
+    calls = [{"op": "call", "name": "f", "args": [], "kwargs": {}}] * 2
+    expected = expected_of({"op": "tries", "calls": calls, "seconds": 0.1})
+    fine = {"answers": [{"ok": 1}, {"stopped": True}]}
+    assert checked_answer(fine, expected) == fine
+    for broken in (
+        {"answers": [{"stopped": True}, {"ok": 1}]},
+        {"answers": [{"ok": 1}, {"ok": 2}, {"ok": 3}]},
+        {"answers": [{"ok": 1}, {"handle": 3}]},
+        {"answers": [{"ok": 1}], "more": 1},
+    ):
+        with pytest.raises(ProtocolBroken):
+            checked_answer(broken, expected)

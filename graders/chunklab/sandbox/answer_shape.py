@@ -49,6 +49,8 @@ class Expected:
 
     kind: str
     handle: object = None
+    # For the inputs to try, asked at once: what each call's answer must look like.
+    each: tuple[Expected, ...] = ()
 
 
 def expected_of(request: dict[str, Any]) -> Expected:
@@ -63,6 +65,8 @@ def expected_of(request: dict[str, Any]) -> Expected:
         return EXPECTED[op]
     if op == "new":
         return Expected(op, request.get("handle"))
+    if op == "tries":
+        return Expected(op, each=tuple(map(expected_of, request.get("calls", []))))
     return EXPECTED.get(op) or Expected(op)
 
 
@@ -81,6 +85,8 @@ def checked_answer(answer: object, expected: Expected) -> dict[str, Any]:
         raise ProtocolBroken(BROKEN_PROTOCOL)
     if len(answer) == 1 and "ok" in answer and expected.kind in VALUE_ONLY:
         return answer  # the common answer, as the checks below would find it
+    if expected.kind == "tries":
+        return checked_tries(answer, expected.each)
     if expected.kind == "load":
         if set(answer) != {"problems", "defined"}:
             raise ProtocolBroken(BROKEN_PROTOCOL)
@@ -101,6 +107,25 @@ def checked_answer(answer: object, expected: Expected) -> dict[str, Any]:
     if not fits:
         raise ProtocolBroken(BROKEN_PROTOCOL)
     return answer
+
+
+STOPPED = {"stopped": True}
+
+
+def checked_tries(answer: dict[str, Any], each: tuple[Expected, ...]) -> dict[str, Any]:
+    """The answers to the inputs to try, asked at once: each fits its call; one stopped
+    (past its time) is the last."""
+    answers = answer.get("answers")
+    if set(answer) != {"answers"} or type(answers) is not list or len(answers) > len(each):
+        raise ProtocolBroken(BROKEN_PROTOCOL)
+    if any(one == STOPPED for one in answers[:-1]):
+        raise ProtocolBroken(BROKEN_PROTOCOL)
+    return {
+        "answers": [
+            one if one == STOPPED else checked_answer(one, expected)
+            for one, expected in zip(answers, each, strict=False)
+        ]
+    }
 
 
 def value_answer(answer: object, kind: str) -> bool:

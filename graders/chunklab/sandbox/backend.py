@@ -27,7 +27,7 @@ from chunklab.contract import (
 )
 from chunklab.errors import BrokenProtocolError, SubmissionTimeoutError, WorkerDiedError
 from chunklab.sandbox import fitted_limits
-from chunklab.sandbox.answer_shape import LoadAnswer, load_answer
+from chunklab.sandbox.answer_shape import STOPPED, LoadAnswer, load_answer
 from chunklab.sandbox.call_watch import WALL_FACTOR, CallLimit, Reading
 from chunklab.sandbox.fitted_limits import ReferenceTimes
 from chunklab.sandbox.limits import Limits
@@ -146,13 +146,6 @@ class SandboxBackend(Backend):
     def cap_next_call(self, seconds: float) -> None:
         self.next_cap = seconds
 
-    def afresh(self) -> None:
-        # Ended before the next one starts (`_ready_worker`): two workers of one submission
-        # alive at once could pass what one was given to the other (a file lock will do).
-        if self.worker is not None and self.worker.alive:
-            self.worker.kill()
-            self._note_output(self.worker)
-
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """The answer to one call; a call asked by digest, and the request for its kept
         answer, also say the CPU time they took (`cpu_seconds`: the worker's every thread
@@ -239,6 +232,36 @@ class SandboxBackend(Backend):
         finally:
             self._spend(worker, started, mark)
         return outcomes
+
+    def request_tries(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
+        """The calls of the inputs to try in one request and one answer (see `Backend`).
+
+        Each call gets the floor of a fitted limit, which the worker keeps itself (a
+        try is a call on a few words); the whole request may take the own time of
+        one call at most, which the grader keeps: code that will not be stopped
+        loses its tries, and the tests start in a new worker.
+        """
+        worker = self._ready_worker()
+        each = fitted_limits.call_seconds(self.limits, None, spinning=False, stated=None)
+        worker.watch_next(
+            CallLimit(self.limits.call_seconds, self.limits.memory_mb, known_to_wait=self.waiting)
+        )
+        started = time.monotonic()
+        mark = worker.own_mark()
+        try:
+            answer = worker.request(
+                {"op": "tries", "calls": messages, "seconds": each}, self._call_seconds()
+            )
+        except (CallTimedOut, WorkerCrashed) as error:
+            return [error]
+        finally:
+            self._spend(worker, started, mark)
+        return [
+            CallTimedOut(f"Your code did not finish within {each:g} seconds.")
+            if one == STOPPED
+            else one
+            for one in answer["answers"]
+        ]
 
     def met(self, error: Exception) -> None:
         if isinstance(error, ProtocolBroken):

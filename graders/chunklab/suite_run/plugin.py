@@ -26,7 +26,7 @@ from chunklab.errors import SubmissionError
 from chunklab.scoring.outcomes import BuildsOn, outcome_of, settled
 from chunklab.scoring.report import TestOutcome
 from chunklab.suite_run.submission_proxy import SubmissionProxy
-from chunklab.suite_run.tried_answers import TriedInputs, every_call_tried
+from chunklab.suite_run.tried_answers import AskedFirst, TriedInputs, calls_to_ask_first
 from chunklab.suites.checks import RuleBroken, shorten
 from chunklab.text import terminal_safe
 
@@ -85,7 +85,7 @@ class GradingPlugin:
         # The inputs to try the hidden suites declare, and every call their searches may
         # make (made once, of the reference), asked of each submission before its tests.
         self.tried_inputs: list[TriedInputs] = []
-        self.tried_calls: list[dict[str, Any]] | None = None
+        self.tried_calls: AskedFirst | None = None
         self.finished = False
         # The markers of each test function, by `marks_of`'s key.
         self.marks: dict[tuple[int, ...], dict[str, pytest.Mark | None]] = {}
@@ -257,8 +257,8 @@ class GradingPlugin:
         if not self.tried_inputs or self.reference_module is None:
             return
         if self.tried_calls is None:
-            self.tried_calls = every_call_tried(
-                self.tried_inputs, self.reference_module, SubmissionProxy
+            self.tried_calls = calls_to_ask_first(
+                tuple(self.tried_inputs), self.reference_module, SubmissionProxy
             )
         try:
             proxy.ask_tries_first(self.tried_calls)

@@ -29,7 +29,7 @@ from chunklab.contract import (
 )
 from chunklab.kit_texts import KitText, call_arguments
 from chunklab.sandbox.worker_main import MAX_REPR, digest_of_bytes
-from chunklab.suite_run.tried_answers import TriedAnswers
+from chunklab.suite_run.tried_answers import AskedFirst, TriedAnswers
 from chunklab.suites.checks import shorten
 from chunklab.text import first_of, terminal_safe
 
@@ -178,17 +178,12 @@ class SubmissionProxy(Calls):
         self._answered.clear()
         self._backend.begin_test(call_seconds)
 
-    def afresh(self) -> None:
-        """From now on the calls go to the submission as it was just loaded: a new worker,
-        started once the one before has ended, keeps nothing of the calls before (their
-        inputs included)."""
-        self._answered.clear()
-        self._backend.afresh()
-
-    def ask_tries_first(self, messages: list[dict[str, Any]]) -> None:
-        """Ask the submission the calls of `messages` (every call the searches for inputs to
-        try may make), before any hidden check, and keep the answers."""
-        self._tried.ask(self._backend, messages, self._new_handle)
+    def ask_tries_first(self, calls: AskedFirst) -> None:
+        """Ask the submission `calls` (every call the searches for inputs to try may make),
+        before any hidden check, and keep the answers."""
+        numbers_given = self._handles_made
+        self._handles_made += calls.objects
+        self._tried.ask(self._backend, calls, numbers_given)
 
     def answer_from_tries(self) -> None:
         """From now on every call is answered from the answers `ask_tries_first` kept, and

@@ -85,6 +85,55 @@ class KeptAnswer:
     left: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class AskedFirst:
+    """Every call the searches may make, each once, ready to send; their objects numbered
+    from 1, a submission's own numbers following on from those it has given."""
+
+    messages: tuple[dict[str, Any], ...]
+    keys: tuple[str, ...]
+    objects: int
+
+
+def asked_first(messages: Sequence[dict[str, Any]]) -> AskedFirst:
+    """The calls of `messages` to ask: those whose answers no call before them gives.
+
+    A call on an object needs the object made again, and the calls made on it
+    before, so they are asked with it.
+    """
+    keys = CallKeys()
+    keyed = [(message, keys.key(message)) for message in messages]
+    needed = [False] * len(keyed)
+    seen: set[str] = set()
+    calls_on: dict[int, list[int]] = {}
+    for n, (message, key) in enumerate(keyed):
+        handle = message.get("handle")
+        if handle is not None:
+            calls_on.setdefault(handle, []).append(n)
+        if key not in seen:
+            seen.add(key)
+            for m in calls_on[handle] if handle is not None else [n]:
+                needed[m] = True
+    numbers: dict[int, int] = {}
+    asked: list[dict[str, Any]] = []
+    asked_keys: list[str] = []
+    for (message, key), need in zip(keyed, needed, strict=True):
+        if not need:
+            continue
+        call = {k: v for k, v in message.items() if k not in PER_CALL_FIELDS}
+        if "handle" in message:
+            if message["op"] == "new":
+                numbers[message["handle"]] = len(numbers) + 1
+            if message["handle"] not in numbers:
+                continue  # a call on an object no call here made
+            call["handle"] = numbers[message["handle"]]
+        if "inputs" in message:
+            call["inputs"] = ""  # keyed anew for each submission
+        asked.append(call)
+        asked_keys.append(key)
+    return AskedFirst(tuple(asked), tuple(asked_keys), len(numbers))
+
+
 class TriedAnswers:
     """The answers the searches for inputs to try read, asked for all at once."""
 
@@ -93,49 +142,18 @@ class TriedAnswers:
         self.keys = CallKeys()
         self.held: dict[str, Any] | None = None
 
-    def ask(
-        self, backend: Backend, messages: Sequence[dict[str, Any]], new_handle: Callable[[], int]
-    ) -> None:
-        """Ask the submission every call of `messages` whose answer is not known from an
-        earlier one, in one message; the objects the calls make get numbers of `new_handle`.
+    def ask(self, backend: Backend, calls: AskedFirst, numbers_given: int) -> None:
+        """Ask the submission `calls`, their objects numbered after the `numbers_given`.
 
         The answers end at a call that timed out or ended the worker: its error is
         kept as its answer, and the calls after it are not asked.
         """
-        keys = CallKeys()
-        keyed = [(message, keys.key(message)) for message in messages]
-        # A new call on an object needs the object made again, and its calls before.
-        needed = [False] * len(keyed)
-        seen: set[str] = set()
-        calls_on: dict[int, list[int]] = {}
-        for n, (message, key) in enumerate(keyed):
-            handle = message.get("handle")
-            if handle is not None:
-                calls_on.setdefault(handle, []).append(n)
-            if key not in seen:
-                seen.add(key)
-                for m in calls_on.get(handle, [n]) if handle is not None else [n]:
-                    needed[m] = True
-        arguments_key = secrets.token_hex(32)
-        numbers: dict[int, int] = {}
-        sent: list[tuple[dict[str, Any], str]] = []
-        for (message, key), need in zip(keyed, needed, strict=True):
-            if not need:
-                continue
-            asked = {k: v for k, v in message.items() if k not in PER_CALL_FIELDS}
-            if "handle" in message:
-                if message["op"] == "new":
-                    numbers[message["handle"]] = new_handle()
-                if message["handle"] not in numbers:
-                    continue  # a call on an object no call here made
-                asked["handle"] = numbers[message["handle"]]
-            if "inputs" in message:
-                asked.update(inputs=arguments_key, left=True)
-            sent.append((asked, key))
-        if not sent:
+        if not calls.messages:
             return
-        outcomes = backend.request_many([asked for asked, _ in sent])
-        for (asked, key), outcome in zip(sent, outcomes, strict=False):
+        arguments_key = secrets.token_hex(32)
+        sent = [numbered(call, numbers_given, arguments_key) for call in calls.messages]
+        outcomes = backend.request_tries(sent)
+        for asked, key, outcome in zip(sent, calls.keys, outcomes, strict=False):
             self.kept.setdefault(key, kept_answer(asked, outcome, arguments_key))
 
     def answer(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -154,6 +172,18 @@ class TriedAnswers:
             answer["inputs"] = unchanged if kept.left is None else "changed"
             self.held = kept.left
         return answer
+
+
+def numbered(call: dict[str, Any], numbers_given: int, arguments_key: str) -> dict[str, Any]:
+    """A call to send: its object's number after those given, its arguments' key this one."""
+    if "handle" not in call and "inputs" not in call:
+        return call
+    call = dict(call)
+    if "handle" in call:
+        call["handle"] += numbers_given
+    if "inputs" in call:
+        call.update(inputs=arguments_key, left=True)
+    return call
 
 
 def kept_answer(
@@ -194,3 +224,25 @@ def every_call_tried(
     for inputs in tried:
         inputs.make_every_call(submission)
     return noted.messages
+
+
+def calls_to_ask_first(
+    tried: Sequence[TriedInputs], reference: ModuleType, proxy: Callable[[Backend], Any]
+) -> AskedFirst:
+    """The calls to ask each submission first: the same for every submission a grading
+    process grades against these inputs and this reference, so they are made once."""
+    key = (id(reference), *map(id, tried))
+    known = ASKED_FIRST.get(key)
+    if known is None:
+        if len(ASKED_FIRST) >= MOST_LESSONS_KEPT:
+            ASKED_FIRST.clear()
+        # The objects are held with the calls, so that their ids are not used again.
+        made = asked_first(every_call_tried(tried, reference, proxy))
+        known = ASKED_FIRST[key] = (tuple(tried), reference, made)
+    return known[2]
+
+
+# By the ids of a lesson's inputs to try and its reference: a grading process grades
+# a few lessons, each in many pytest sessions.
+MOST_LESSONS_KEPT = 8
+ASKED_FIRST: dict[tuple[int, ...], tuple[tuple[TriedInputs, ...], ModuleType, AskedFirst]] = {}
