@@ -219,6 +219,42 @@ def test_grading_part_of_a_class_writes_no_grade_for_the_rest(chunklab, tmp_path
     assert cells == ["10", "0", "0", "0", "0", ""]  # the Test Student is never missing
 
 
+def test_a_run_interrupted_writes_no_grade_for_a_student_it_did_not_grade(
+    chunklab, tmp_path, monkeypatch
+):
+    # Ctrl-C after the first report: the students whose submissions were found but not
+    # graded are no missing students, and get no 0, even with --missing-as-zero.
+    from chunklab.commands import grade
+
+    graded = grade.grade_locally
+
+    def stopped_after_one(*args, **kwargs):
+        for number, report in graded(*args, **kwargs):
+            yield number, report
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(grade, "grade_locally", stopped_after_one)
+    download, export = canvas_class(tmp_path)
+    out = tmp_path / "out"
+    result = chunklab(
+        "grade", "--jobs", "1", "--out", out, "--roster", export, "--lms", "canvas",
+        "--missing-as-zero", download,
+    )  # fmt: skip
+    assert result.exit_code == 130
+    rows = rows_of(out / "gradebook_canvas.csv")[2:]
+    # María graded; Seán, Ann and Wei found, not graded; An handed in nothing: 0.
+    assert [row[5] for row in rows] == ["10", "", "", "", "0", ""]
+    statuses = {row[0]: row[5] for row in rows_of(out / "gradebook.csv")[1:6]}
+    assert statuses == {
+        "mdelacruz": "graded",
+        "sobrien": "not_graded",
+        "asmithjones": "not_graded",
+        "wzhang": "not_graded",
+        "anguyen": "missing",
+    }
+    assert "missing: anguyen" in result.stderr
+
+
 def test_a_worksheet_header_in_another_case_is_the_same_column():
     from chunklab.class_out.roster import RosterStudent
 

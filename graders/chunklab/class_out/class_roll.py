@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chunklab.class_out.gradebook import NOT_IN_ROSTER, Entry, best_entries, entry_of, lessons_of
+from chunklab.class_out.gradebook import (
+    NOT_GRADED,
+    NOT_IN_ROSTER,
+    Entry,
+    best_entries,
+    entry_of,
+    lessons_of,
+)
 from chunklab.class_out.roster import Roster, with_roster
 from chunklab.class_out.roster_figures import RosterFigures, roster_figures
 from chunklab.lessons import get_lesson
@@ -47,15 +54,16 @@ class ClassRoll:
             return
         lessons = lessons_of(self.handed_in) or ([self.lesson_id] if self.lesson_id else [])
         max_scores = max_scores_of(self.handed_in, self.lesson_id)
-        self.entries = with_roster(self.handed_in, self.roster, lessons, max_scores)
+        self.entries = with_roster(self.handed_in, self.roster, lessons, max_scores, end.not_graded)
         self.figures = roster_figures(self.entries)
 
     def missing_rows(self) -> list[Outline]:
-        """The table's rows of the roster's students with no submission."""
+        """The table's rows of the roster's students with no submission, or none graded."""
+        said = {"missing": "no submission", NOT_GRADED: "not graded: the run was interrupted"}
         return [
-            Outline(f"({e.student})", e.lesson, 0.0, e.max_score, "missing", "no submission")
+            Outline(f"({e.student})", e.lesson, 0.0, e.max_score, e.status, said[e.status])
             for e in self.entries
-            if e.status == "missing"
+            if e.status in said
         ]
 
     def not_in_roster(self) -> list[Entry]:

@@ -36,6 +36,10 @@ NO_SUBMISSION = "no submission was found for this student and lesson"
 NOT_IN_ROSTER = "not in roster"
 # Rows that hold no work handed in: never part of a mean, never a 0 in an LMS file unless asked.
 NOTHING_HANDED_IN = ("missing", "not_attempted")
+# A roster's student whose submission was found but not graded (the run was interrupted
+# first): never a 0 in an LMS file, even when missing students get one.
+NOT_GRADED = "not_graded"
+NOT_GRADED_YET = "not graded: the run was interrupted before this submission; rerun with --resume"
 
 
 @dataclass(frozen=True)

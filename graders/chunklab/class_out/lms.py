@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 
 from chunklab.class_out.class_options import LmsOptions
 from chunklab.class_out.csv_file import csv_text
-from chunklab.class_out.gradebook import NOTHING_HANDED_IN, Entry, lessons_of, number
+from chunklab.class_out.gradebook import NOT_GRADED, NOTHING_HANDED_IN, Entry, lessons_of, number
 from chunklab.class_out.roster import CANVAS_POINTS_ROW, Roster, RosterStudent
 from chunklab.errors import UsageError
 from chunklab.identity import same_student
@@ -110,8 +110,8 @@ class Grades:
 
     def cell(self, student: str, lesson: str) -> str:
         entry = self.entries.get((same_student(student), lesson))
-        if entry is None:  # not graded in this run, or its submission matched nobody
-            return ""
+        if entry is None or entry.status == NOT_GRADED:
+            return ""  # not graded in this run, or its submission matched nobody
         if entry.status in NOTHING_HANDED_IN:
             return "0" if self.options.missing_as_zero else ""
         points = self.points.get(lesson)
@@ -209,7 +209,7 @@ def canvas_ids(student: str, listed: RosterStudent | None, columns: Sequence[str
 
 
 def feedback_text(entry: Entry | None) -> str:
-    if entry is None or entry.status in NOTHING_HANDED_IN:
+    if entry is None or entry.status in (*NOTHING_HANDED_IN, NOT_GRADED):
         return ""
     said = f"{number(entry.score)} of {number(entry.max_score)} points"
     detail = entry.first_error or entry.note

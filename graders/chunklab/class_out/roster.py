@@ -24,9 +24,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from chunklab.class_out.gradebook import NO_SUBMISSION, NOT_IN_ROSTER, Entry, best_entries
+from chunklab.class_out.gradebook import (
+    NO_SUBMISSION,
+    NOT_GRADED,
+    NOT_GRADED_YET,
+    NOT_IN_ROSTER,
+    Entry,
+    best_entries,
+)
 from chunklab.errors import UsageError
 from chunklab.identity import same_student
+from chunklab.pipeline.records import NotGraded
 
 # Tried in this order when no column is named: Canvas's export, then Moodle's, then plain names.
 STUDENT_COLUMNS = (
@@ -200,26 +208,39 @@ def read_roster(path: Path, chosen: RosterColumns = RosterColumns()) -> Roster:
 
 
 def with_roster(
-    entries: Sequence[Entry], roster: Roster, lessons: Sequence[str], max_scores: dict[str, float]
+    entries: Sequence[Entry],
+    roster: Roster,
+    lessons: Sequence[str],
+    max_scores: dict[str, float],
+    not_graded: Sequence[NotGraded] = (),
 ) -> list[Entry]:
     """One entry per student and lesson under the roster's own names, plus `missing` ones.
 
     Each submission is matched to the roster first, then a student's several
     submissions of a lesson are merged (the best kept, `best_entries`), so two
     spellings of one listed student never count as two. A listed student
-    without a submission in a lesson gets status `missing`; a submission whose
+    without a submission in a lesson gets status `missing`, or `not_graded`
+    when a submission of theirs in it (or of a lesson not yet known) was found
+    but the run was interrupted before it was graded; a submission whose
     student the roster does not list is flagged.
     """
     best = best_entries([matched(entry, roster) for entry in entries])
     seen = {(entry.student, entry.lesson) for entry in best if entry.roster != NOT_IN_ROSTER}
+    waiting = set()
+    for left in not_graded:
+        listed = roster.find(left.student, left.lms_id)
+        if listed is not None:
+            waiting |= {
+                (listed.key, lesson) for lesson in ([left.lesson] if left.lesson else lessons)
+            }
     missing = [
         Entry(
             student=listed.key,
             lesson=lesson,
             score=0.0,
             max_score=max_scores.get(lesson, 0.0),
-            status="missing",
-            first_error=NO_SUBMISSION,
+            status=NOT_GRADED if (listed.key, lesson) in waiting else "missing",
+            first_error=NOT_GRADED_YET if (listed.key, lesson) in waiting else NO_SUBMISSION,
             lms_id=listed.download_id,
         )
         for listed in roster.students

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chunklab.class_out.gradebook import NOT_IN_ROSTER, Entry
+from chunklab.class_out.gradebook import NOT_GRADED, NOT_IN_ROSTER, Entry
 
 # Names listed in full in the table and the page; the rest are counted.
 NAMES_SHOWN = 20
@@ -71,7 +71,7 @@ def listed(names: Sequence[str]) -> str:
 
 def roster_figures(entries: Sequence[Entry]) -> RosterFigures:
     """The figures of a class's entries once matched to the roster (`with_roster`)."""
-    handed = [e for e in entries if e.status != "missing"]
+    handed = [e for e in entries if e.status not in ("missing", NOT_GRADED)]
     unmatched = tuple(e.submission or e.student for e in handed if e.roster == NOT_IN_ROSTER)
     present = {e.student for e in handed if e.roster != NOT_IN_ROSTER}
     missing = tuple(

@@ -32,7 +32,7 @@ from chunklab.errors import GradingBrokeOffError
 from chunklab.kit import Kit, find_kit
 from chunklab.pipeline.garbage import collecting_per_session
 from chunklab.pipeline.pool import grades_here
-from chunklab.pipeline.records import ReportRecord, ReportSink, RunEnd, Sinks
+from chunklab.pipeline.records import NotGraded, ReportRecord, ReportSink, RunEnd, Sinks
 from chunklab.reading.read import SubmissionPath, hidden_submissions
 from chunklab.report_out.progress import ProgressBar
 from chunklab.report_out.report_layout import ReportLayout
@@ -117,9 +117,23 @@ def feed(
         grade = partial(grade_on_dask, options.dask, todo, options.lesson, kit,
                         options.limits, options.jobs)  # fmt: skip
     interrupted, lost = take_until_stopped(grade, take)
-    end = RunEnd(len(found.items), sinks.count, interrupted, started)
+    left = not_graded(found, sinks.numbers, options.lesson) if interrupted else ()
+    end = RunEnd(len(found.items), sinks.count, interrupted, started, left)
     sinks.finish(end)
     return end, lost
+
+
+def not_graded(found: Found, graded: set[int], lesson: str | None) -> tuple[NotGraded, ...]:
+    """The submissions found that were not graded, under the names their reports would give."""
+    left = []
+    for number, item in enumerate(found.items):
+        if number in graded:
+            continue
+        handed = found.handed.get(number)
+        student = handed.name if handed is not None else item.student or item.display
+        lms_id = handed.lms_id if handed is not None else ""
+        left.append(NotGraded(student, item.lesson or lesson or "", lms_id))
+    return tuple(left)
 
 
 def grade_locally(

@@ -27,6 +27,15 @@ class ReportRecord:
 
 
 @dataclass(frozen=True)
+class NotGraded:
+    """A submission found but not graded (the run was interrupted first): whose, in what."""
+
+    student: str
+    lesson: str  # "" when the lesson was to be worked out from the submission
+    lms_id: str = ""
+
+
+@dataclass(frozen=True)
 class RunEnd:
     """How a grading run ended, as every output's last words say it."""
 
@@ -34,6 +43,8 @@ class RunEnd:
     graded: int  # records handed out, fresh or not
     interrupted: bool  # Ctrl-C: the outputs hold part of the class
     started: float  # time.monotonic() when the command started
+    # Once interrupted: the submissions found that no record was handed out for.
+    not_graded: tuple[NotGraded, ...] = ()
 
 
 class ReportSink(Protocol):
@@ -54,9 +65,11 @@ class Sinks:
     def __init__(self, sinks: list[ReportSink]) -> None:
         self.sinks = sinks
         self.count = 0
+        self.numbers: set[int] = set()  # the submissions a record was handed out for
 
     def add(self, record: ReportRecord) -> ReportRecord:
         self.count += 1
+        self.numbers.add(record.number)
         for sink in self.sinks:
             record = sink.add(record)
         return record
