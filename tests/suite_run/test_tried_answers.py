@@ -17,7 +17,7 @@ from chunklab.suite_run.in_process import InProcessBackend
 from chunklab.suite_run.plugin import GradingPlugin
 from chunklab.suite_run.pytest_run import run_suite
 from chunklab.suite_run.submission_proxy import SubmissionProxy
-from chunklab.suite_run.tried_answers import AnswerNotAsked, calls_to_ask_first
+from chunklab.suite_run.tried_answers import AnswerNotAsked, asked_first, calls_to_ask_first
 from chunklab.suites.char_chunk import test_hidden as char_hidden
 from chunklab.suites.checks import RuleBroken
 from chunklab.suites.chunking_pipeline import test_hidden as pipeline_hidden
@@ -208,3 +208,17 @@ def test_the_answers_to_the_tries_fit_their_calls_and_end_at_a_call_stopped():
     ):
         with pytest.raises(ProtocolBroken):
             checked_answer(broken, expected)
+
+
+def test_objects_given_the_same_number_twice_are_asked_as_two_and_alike_ones_once():
+    # Calls noted ahead of two checks may number their objects alike.
+    def made(handle: int, size: int) -> dict[str, Any]:
+        return {"op": "new", "name": "P", "args": [size], "kwargs": {}, "handle": handle}
+
+    def cut(handle: int, text: str) -> dict[str, Any]:
+        return {"op": "method", "name": "cut", "args": [text], "kwargs": {}, "handle": handle}
+
+    noted = [made(1, 4), cut(1, "a"), made(1, 5), cut(1, "a"), made(1, 4), cut(1, "a")]
+    asked = asked_first(noted)
+    assert asked.messages == (made(1, 4), cut(1, "a"), made(2, 5), cut(2, "a"))
+    assert asked.objects == 2

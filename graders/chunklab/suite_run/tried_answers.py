@@ -103,30 +103,35 @@ def asked_first(messages: Sequence[dict[str, Any]]) -> AskedFirst:
     """
     keys = CallKeys()
     keyed = [(message, keys.key(message)) for message in messages]
+    # Each object by the place of the call that made it: calls noted ahead of a check
+    # may give numbers that later ones give again.
+    made_by: dict[int, int] = {}
+    objects: list[int | None] = []
+    for n, (message, _) in enumerate(keyed):
+        if "handle" in message and message["op"] == "new":
+            made_by[message["handle"]] = n
+        objects.append(made_by.get(message["handle"], -1) if "handle" in message else None)
     needed = [False] * len(keyed)
     seen: set[str] = set()
     calls_on: dict[int, list[int]] = {}
-    for n, (message, key) in enumerate(keyed):
-        handle = message.get("handle")
-        if handle is not None:
-            calls_on.setdefault(handle, []).append(n)
+    for n, ((_, key), made) in enumerate(zip(keyed, objects, strict=True)):
+        if made is not None:
+            calls_on.setdefault(made, []).append(n)
         if key not in seen:
             seen.add(key)
-            for m in calls_on[handle] if handle is not None else [n]:
+            for m in calls_on[made] if made is not None else [n]:
                 needed[m] = True
     numbers: dict[int, int] = {}
     asked: list[dict[str, Any]] = []
     asked_keys: list[str] = []
-    for (message, key), need in zip(keyed, needed, strict=True):
+    for (message, key), need, made in zip(keyed, needed, objects, strict=True):
         if not need:
             continue
         call = {k: v for k, v in message.items() if k not in PER_CALL_FIELDS}
-        if "handle" in message:
-            if message["op"] == "new":
-                numbers[message["handle"]] = len(numbers) + 1
-            if message["handle"] not in numbers:
+        if made is not None:
+            if made < 0:
                 continue  # a call on an object no call here made
-            call["handle"] = numbers[message["handle"]]
+            call["handle"] = numbers.setdefault(made, len(numbers) + 1)
         if "inputs" in message:
             call["inputs"] = ""  # keyed anew for each submission
         asked.append(call)

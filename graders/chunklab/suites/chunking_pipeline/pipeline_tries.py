@@ -62,7 +62,12 @@ class Tries:
 
     def make_every_call(self, submission: Any) -> None:
         """Every call a search of these inputs may make (see `suite_run/tried_answers.py`):
-        the check's, on each case, its judgment left aside."""
+        the calls `ahead` notes, else the check's on each case, its judgment left aside."""
+        if self.ahead is not None:
+            with submission.ahead() as later:
+                for case in self.cases:
+                    self.ahead(later, case)
+            return
         for case in self.cases:
             try:
                 self.check(submission, case)
