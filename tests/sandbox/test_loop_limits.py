@@ -429,10 +429,14 @@ def test_a_name_lost_at_a_reload_is_shown_only_as_python_writes_names(backend_of
 
 
 LOOPS_ON_SIZE_THREE = (
+    "seen = []\n"
     "def chunk(text, size, overlap):\n"
+    "    seen.append(text)\n"
     "    while size == 3:\n"
     "        pass\n"
     "    return [text]\n"
+    "def given():\n"
+    "    return seen\n"
 )
 
 
@@ -443,17 +447,25 @@ def tries_of(*calls: tuple) -> list[dict[str, Any]]:
 def test_the_inputs_to_try_are_asked_at_once_each_call_stopped_past_its_own_floor(backend_of):
     backend = backend_of(LOOPS_ON_SIZE_THREE)
     backend.load()
-    worker = backend.worker
-    mark = worker.own_mark()
+    tests_worker = backend.worker
     outcomes = backend.request_tries(tries_of(("a", 1, 0), ("abc", 3, 0), ("b", 1, 0)))
-    assert outcomes[0] == {"ok": ["a"]} and len(outcomes) == 2
+    assert outcomes[0] == {"ok": ["a"]} and outcomes[2] == {"ok": ["b"]}
     assert isinstance(outcomes[1], CallTimedOut)
-    assert str(outcomes[1]) == f"Your code did not finish within {floor():g} seconds."
-    # The worker stopped the call itself, at its floor: it goes on, and the calls after
-    # the one stopped were not made.
-    assert worker.own_seconds_since(mark) < 3 * floor()
-    assert backend.worker is worker and worker.alive
-    assert SubmissionProxy(backend).chunk("c", 1, 0) == ["c"]
+    # Stopped by the worker at its floor; the calls after it are still made.
+    assert backend.spent < fitted_limits.LOAD_SECONDS + 3 * floor()
+    # In a worker of their own, ended since: the tests' worker has been given none of them.
+    assert backend.worker is tests_worker and tests_worker.alive
+    assert SubmissionProxy(backend).given() == []
+
+
+def test_after_a_few_inputs_to_try_are_stopped_no_more_are_asked(backend_of):
+    backend = backend_of("def chunk(text, size, overlap):\n    while True:\n        pass\n")
+    backend.load()
+    outcomes = backend.request_tries(tries_of(*[("a", 1, 0)] * 30))
+    assert len(outcomes) == backend_module.MOST_TRY_STOPS
+    assert all(isinstance(outcome, CallTimedOut) for outcome in outcomes)
+    later = (backend_module.MOST_TRY_STOPS - 1) * floor() * fitted_limits.SPINNING_SHARE
+    assert backend.spent < fitted_limits.LOAD_SECONDS + 2 * (floor() + later)
 
 
 def test_code_that_catches_the_stop_of_a_try_is_stopped_all_the_same(backend_of):
@@ -468,7 +480,7 @@ def test_code_that_catches_the_stop_of_a_try_is_stopped_all_the_same(backend_of)
     )
     backend.load()
     outcomes = backend.request_tries(tries_of(("a", 1, 0), ("b", 1, 0)))
-    assert len(outcomes) == 1 and isinstance(outcomes[0], CallTimedOut)
+    assert len(outcomes) == 2 and all(isinstance(one, CallTimedOut) for one in outcomes)
 
 
 def test_code_that_will_not_be_stopped_in_a_try_loses_its_tries_to_the_graders_limit(backend_of):
@@ -482,10 +494,20 @@ def test_code_that_will_not_be_stopped_in_a_try_loses_its_tries_to_the_graders_l
         "            pass\n"
     )
     backend.load()
-    limits = Limits(call_seconds=0.5, submission_seconds=30.0)
-    backend.limits = limits
-    started = time.monotonic()
-    outcomes = backend.request_tries(tries_of(("a", 1, 0)))
+    tests_worker = backend.worker
+    outcomes = backend.request_tries(tries_of(("a", 1, 0), ("b", 1, 0)))
     assert len(outcomes) == 1 and isinstance(outcomes[0], CallTimedOut)
-    assert time.monotonic() - started < 10 * limits.call_seconds
-    assert not backend.worker.alive
+    # The grader stops the request within the floor of each of its calls.
+    assert backend.spent < fitted_limits.LOAD_SECONDS + 2 * (2 * floor())
+    assert backend.worker is tests_worker and tests_worker.alive
+
+
+def test_an_input_to_try_that_waits_is_stopped_by_the_clock(backend_of):
+    backend = backend_of("import time\ndef chunk(text, size, overlap):\n    time.sleep(60)\n")
+    backend.load()
+    started = time.monotonic()
+    outcomes = backend.request_tries(tries_of(("a", 1, 0), ("b", 1, 0)))
+    assert len(outcomes) == 2 and all(isinstance(one, CallTimedOut) for one in outcomes)
+    # The first within its floor's clock, the second within a tenth of it.
+    clock = WALL_FACTOR * floor() * (1 + fitted_limits.SPINNING_SHARE)
+    assert time.monotonic() - started < clock + 2.0

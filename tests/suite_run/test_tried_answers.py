@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from chunklab.commands.check import check_source
 from chunklab.contract import Backend, ProtocolBroken
 from chunklab.kit import find_kit, load_reference
 from chunklab.lessons import get_lesson
+from chunklab.reading.read import read_submission
 from chunklab.sandbox.answer_shape import checked_answer, expected_of
+from chunklab.sandbox.limits import Limits
 from chunklab.suite_run.in_process import InProcessBackend
 from chunklab.suite_run.plugin import GradingPlugin
 from chunklab.suite_run.pytest_run import run_suite
@@ -195,13 +199,13 @@ def test_the_arguments_a_call_left_come_only_with_a_call_that_asked_for_them():
         checked_answer({**answer, "left": {"ok": 1, "extra": 2}}, expected_of(asked))
 
 
-def test_the_answers_to_the_tries_fit_their_calls_and_end_at_a_call_stopped():
+def test_the_answers_to_the_tries_fit_their_calls_or_say_they_were_stopped():
     calls = [{"op": "call", "name": "f", "args": [], "kwargs": {}}] * 2
     expected = expected_of({"op": "tries", "calls": calls, "seconds": 0.1})
-    fine = {"answers": [{"ok": 1}, {"stopped": True}]}
-    assert checked_answer(fine, expected) == fine
+    for fine in ({"answers": [{"ok": 1}, {"stopped": True}]}, {"answers": [{"stopped": True}]}):
+        assert checked_answer(fine, expected) == fine
     for broken in (
-        {"answers": [{"stopped": True}, {"ok": 1}]},
+        {"answers": [{"stopped": False}]},
         {"answers": [{"ok": 1}, {"ok": 2}, {"ok": 3}]},
         {"answers": [{"ok": 1}, {"handle": 3}]},
         {"answers": [{"ok": 1}], "more": 1},
@@ -222,3 +226,36 @@ def test_objects_given_the_same_number_twice_are_asked_as_two_and_alike_ones_onc
     asked = asked_first(noted)
     assert asked.messages == (made(1, 4), cut(1, "a"), made(2, 5), cut(2, "a"))
     assert asked.objects == 2
+
+
+# Leaves out any chunk it has produced before, in any call: what it was given before
+# changes what it answers.
+SKIPS_CHUNKS_SEEN_BEFORE = """
+seen = set()
+
+def chunk(text, size, overlap):
+    if size <= 0 or overlap < 0 or overlap >= size:
+        raise ValueError("bad settings")
+    chunks, start = [], 0
+    while start < len(text):
+        if text[start:start + size] not in seen:
+            seen.add(text[start:start + size])
+            chunks.append(text[start:start + size])
+        if start + size >= len(text):
+            break
+        start += size - overlap
+    return chunks
+"""
+
+
+def test_what_the_inputs_to_try_leave_in_a_process_reaches_no_test(chunklab, tmp_path):
+    # Asked in a worker of their own, ended before the tests: the visible points are the
+    # self-check's, which asks no input to try.
+    path = tmp_path / "skips_char_chunk.py"
+    path.write_text(SKIPS_CHUNKS_SEEN_BEFORE)
+    result = chunklab("grade", "--jobs", "1", "--jsonl", path)
+    graded = json.loads(result.stdout.splitlines()[0])
+    visible = {t["name"]: t["score"] for t in graded["tests"] if t["visibility"] == "visible"}
+    checked = check_source(read_submission(path, "char_chunk"), Limits(), sandbox=False)
+    assert visible == {t.name: t.score for t in checked.tests}
+    assert 0 < sum(visible.values()) < checked.max_score

@@ -62,6 +62,12 @@ def stop_slow_cell(signum, frame):
     raise CellTooSlow()
 
 
+def stop_try_timers():
+    """Stop a try's two timers; the least time either had left (0 once one went off)."""
+    own = signal.setitimer(signal.ITIMER_PROF, 0)[0]
+    return min(own, signal.setitimer(signal.ITIMER_REAL, 0)[0])
+
+
 class CellTimer:
     """Stops a cell (raising `CellTooSlow` in it) once the load has spent its share of time.
 
@@ -619,35 +625,48 @@ class Session:
             return {"digest": digest}
         return answer
 
-    def tries(self, calls, seconds):
+    def tries(self, calls, seconds, after_a_stop, most_stops, wall_factor):
         """Answers to `calls`, made one after another, each stopped past `seconds` of own
-        time: a call stopped is answered {"stopped": True}, and no call after it is made.
+        time, or `after_a_stop` once one was, and past `wall_factor` times that by the
+        clock (a wait): a call stopped is answered {"stopped": True}. After `most_stops`
+        of them no call is made.
 
         The inputs a failed hidden check may offer to try, all asked before the tests:
         one request and one answer for them all. The grader still bounds the whole.
         """
         timed = self.whole_process and threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGPROF, stop_slow_cell) if timed else None
-        answers = []
+        previous = (
+            [signal.signal(kind, stop_slow_cell) for kind in (signal.SIGPROF, signal.SIGALRM)]
+            if timed
+            else []
+        )
+        answers, stops = [], 0
         try:
             for call in calls:
                 if timed:
-                    signal.setitimer(signal.ITIMER_PROF, seconds)
+                    limit = after_a_stop if stops else seconds
+                    signal.setitimer(signal.ITIMER_PROF, limit)
+                    signal.setitimer(signal.ITIMER_REAL, limit * wall_factor)
                 try:
                     answer = self.call(call)
                     # A one-shot timer that has gone off has no time left: the call was
                     # stopped, even if the code caught what the timer raised.
-                    left = signal.setitimer(signal.ITIMER_PROF, 0)[0] if timed else 1.0
+                    left = stop_try_timers() if timed else 1.0
                 except CellTooSlow:
+                    stop_try_timers()
                     left = 0.0
                 if left == 0:
                     answers.append({"stopped": True})
-                    break
-                answers.append(answer)
+                    stops += 1
+                    if stops >= most_stops:
+                        break
+                else:
+                    answers.append(answer)
         finally:
             if timed:
-                signal.setitimer(signal.ITIMER_PROF, 0)
-                signal.signal(signal.SIGPROF, previous)
+                stop_try_timers()
+                signal.signal(signal.SIGPROF, previous[0])
+                signal.signal(signal.SIGALRM, previous[1])
         return {"answers": answers}
 
     def arguments(self, request):
@@ -719,7 +738,14 @@ def serve(requests, answers):
             for call in request["calls"]:
                 send(answers, json.dumps(session.call(call)))
         elif request["op"] == "tries":
-            send(answers, json.dumps(session.tries(request["calls"], request["seconds"])))
+            tried = session.tries(
+                request["calls"],
+                request["seconds"],
+                request["after_a_stop"],
+                request["most_stops"],
+                request["wall_factor"],
+            )
+            send(answers, json.dumps(tried))
         else:
             send(answers, json.dumps(session.call(request)))
 

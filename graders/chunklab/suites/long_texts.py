@@ -157,6 +157,11 @@ def measuring(
     return timed
 
 
+# What code that is not made for long texts raises on one: calling itself once per chunk,
+# or holding too much at once.
+NAMED_ON_THE_LONG_TEXT = ("RecursionError", "MemoryError")
+
+
 def expect_right_in_time(
     seconds: float, answer: Callable[[], T], judge: Callable[[T], None], *, given: str | Lazy
 ) -> T:
@@ -173,8 +178,9 @@ def expect_right_in_time(
     except RuleBroken as failed:
         if not failed.raised:
             raise
-        # Only a class of Python's own is named: the submission's own could carry inputs.
-        named = failed.exception or "an exception of its own class"
+        # Only the classes this check is about are named: which class code raises is its
+        # own choice, and a list of them would carry as many bits of what it was given.
+        named = failed.exception if failed.exception in NAMED_ON_THE_LONG_TEXT else "an exception"
         raised = f"\n{VERDICT_PREFIX}your code raised {named} on the long text"
         if failed.exception == "RecursionError":
             raised += ": code that calls itself once per chunk reaches Python's recursion limit"
