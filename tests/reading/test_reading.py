@@ -66,6 +66,31 @@ def test_notebook_cells_the_kit_owns_are_left_out(tmp_path):
     assert all(cell.label.startswith("cell ") for cell in source.cells)
 
 
+def test_a_kit_cell_copied_without_its_tag_is_left_out_and_said(tmp_path):
+    path = notebook_file(tmp_path, "answer.ipynb")
+    data = json.loads(path.read_text())
+    untagged = [
+        "# run the checks again\nfrom chunklab.student.selfcheck import self_check\n"
+        "self_check('word_chunk', globals())",
+        "from chunklab.student.showing import show_chunks as shown\ndisplay(shown('a b', ['a']))",
+        # Not the kit's alone: the student's own code beside the import is graded as it is.
+        "from chunklab.student.selfcheck import self_check\nSIZE = 3",
+    ]
+    data["cells"] += [
+        {"cell_type": "code", "metadata": {}, "source": code, "outputs": []} for code in untagged
+    ]
+    path.write_text(json.dumps(data))
+    source = read_submission(path)
+    count = len(data["cells"])
+    assert [w.message.split(" is ")[0] for w in source.warnings] == [
+        f"cell {count - 2}",
+        f"cell {count - 1}",
+    ]
+    assert {w.kind for w in source.warnings} == {"kit_cell_skipped"}
+    assert source.cells[-1].source == untagged[-1]
+    assert "self_check(" not in "\n".join(cell.source for cell in source.cells)
+
+
 def test_lesson_from_option_then_metadata_then_file_name(tmp_path):
     path = notebook_file(tmp_path, "anything.ipynb")
     assert read_submission(path).lesson.id == "word_chunk"

@@ -6,11 +6,13 @@ that is not shaped like one is the student's `broken_notebook`, never a fault
 of the grader. Only the fields that grading needs are looked at; outputs,
 attachments and everything else are left alone.
 
-Cells the kit owns (tagged `chunklab-kit`: self-check, demos) are left out.
+Cells the kit owns (tagged `chunklab-kit`: self-check, demos) are left out, and so
+are copies of them without the tag (`only_kit_calls`).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +150,40 @@ def cell_source(path: Path, number: int, cell: dict[str, Any], field: str) -> st
     return source
 
 
+# The package of the kit's helpers a lesson notebook's own cells import.
+KIT_HELPERS = "chunklab.student"
+KIT_CELL_WARNING = "kit_cell_skipped"
+UNTAGGED_KIT_CELL = (
+    "is a cell of the kit's (its self-check, or a demo's display) without the kit's tag, "
+    "copied perhaps; it was left out, as the kit's own cells are."
+)
+
+
+def only_kit_calls(source: str) -> bool:
+    """Whether a cell only imports the kit's helpers and calls what it imported, as the
+    notebook's own self-check and demo cells do: such a cell copied without its tag
+    is the kit's all the same, and an import a submission may not make otherwise."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    imported: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.level == 0:
+            module = statement.module or ""
+            if module != KIT_HELPERS and not module.startswith(f"{KIT_HELPERS}."):
+                return False
+            imported |= {alias.asname or alias.name for alias in statement.names}
+        elif not (
+            isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Call)
+            and isinstance(statement.value.func, ast.Name)
+            and statement.value.func.id in imported | {"display", "print"}
+        ):
+            return False
+    return bool(imported)
+
+
 def read_notebook(path: Path, raw: bytes) -> NotebookCode:
     data = load_json(path, raw)
     found = raw_cells(path, data)
@@ -163,6 +199,9 @@ def read_notebook(path: Path, raw: bytes) -> NotebookCode:
         except UnicodeEncodeError:
             raise broken(path, f"cell {index + 1} holds text that is not valid Unicode") from None
         label = f"cell {index + 1}"
+        if only_kit_calls(source):
+            warnings.append(Problem(KIT_CELL_WARNING, f"{label} {UNTAGGED_KIT_CELL}"))
+            continue
         code: CellCode = strip_magics(source, label)
         cells.append(CodeCell(index=index, label=label, source=code.source))
         warnings += code.warnings
