@@ -172,8 +172,9 @@ class Backend:
 
     def request_tries(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
         """Answers to the calls of the inputs to try, asked before any test, as `request_many`
-        gives them; a backend may ask them all in one request, each call within a short
-        limit of its own, and a call past it ends the answers."""
+        gives them. The sandbox's backend asks them in a worker of their own, in one
+        request, each call within a short limit of its own; a backend that keeps no
+        submission apart (the kit's own tests) asks them where the tests run."""
         return self.request_many(messages)
 
     def met(self, error: Exception) -> None:
