@@ -172,8 +172,8 @@ class Backend:
 
     def request_tries(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
         """Answers to the calls of the inputs to try, asked before any test, as `request_many`
-        gives them. The sandbox's backend asks them in a worker of their own, in one
-        request, each call within a short limit of its own; a backend that keeps no
+        gives them. The sandbox's backend asks them in one request, made by a child of
+        the worker, each call within a short limit of its own; a backend that keeps no
         submission apart (the kit's own tests) asks them where the tests run."""
         return self.request_many(messages)
 

@@ -453,7 +453,7 @@ def test_the_inputs_to_try_are_asked_at_once_each_call_stopped_past_its_own_floo
     assert isinstance(outcomes[1], CallTimedOut)
     # Stopped by the worker at its floor; the calls after it are still made.
     assert backend.spent < fitted_limits.LOAD_SECONDS + 3 * floor()
-    # In a worker of their own, ended since: the tests' worker has been given none of them.
+    # Made in a child of the worker, ended since: the worker has been given none of them.
     assert backend.worker is tests_worker and tests_worker.alive
     assert SubmissionProxy(backend).given() == []
 
@@ -494,12 +494,13 @@ def test_code_that_will_not_be_stopped_in_a_try_loses_its_tries_to_the_graders_l
         "            pass\n"
     )
     backend.load()
-    tests_worker = backend.worker
+    worker = backend.worker
     outcomes = backend.request_tries(tries_of(("a", 1, 0), ("b", 1, 0)))
     assert len(outcomes) == 1 and isinstance(outcomes[0], CallTimedOut)
-    # The grader stops the request within the floor of each of its calls.
+    # The grader stops the request within the floor of each of its calls; the tests
+    # start in a new worker.
     assert backend.spent < fitted_limits.LOAD_SECONDS + 2 * (2 * floor())
-    assert backend.worker is tests_worker and tests_worker.alive
+    assert not worker.alive
 
 
 def test_an_input_to_try_that_waits_is_stopped_by_the_clock(backend_of):
@@ -511,3 +512,11 @@ def test_an_input_to_try_that_waits_is_stopped_by_the_clock(backend_of):
     # The first within its floor's clock, the second within a tenth of it.
     clock = WALL_FACTOR * floor() * (1 + fitted_limits.SPINNING_SHARE)
     assert time.monotonic() - started < clock + 2.0
+
+
+def test_an_input_to_try_that_ends_its_process_costs_the_others_only(backend_of):
+    backend = backend_of("import os\ndef chunk(text, size, overlap):\n    os._exit(3)\n")
+    backend.load()
+    worker = backend.worker
+    assert backend.request_tries(tries_of(("a", 1, 0), ("b", 1, 0))) == []
+    assert backend.worker is worker and worker.alive

@@ -237,50 +237,39 @@ class SandboxBackend(Backend):
         return outcomes
 
     def request_tries(self, messages: list[dict[str, Any]]) -> list[dict[str, Any] | Exception]:
-        """The calls of the inputs to try, in a worker of their own (see `Backend`).
+        """The calls of the inputs to try, in one request and one answer (see `Backend`).
 
-        The worker runs the cells, answers the calls in one request and one answer,
-        and ends: what the calls leave in a process (a cache, a list kept at the
-        top level) reaches no test, so no score depends on them. Each call gets
-        the floor of a fitted limit, which the worker keeps itself (a try is a call
-        on a few words), and `WALL_FACTOR` times that by the clock; once one is
-        stopped, later ones get a tenth of it, and after `MOST_TRY_STOPS` none is
-        made. The grader keeps the whole request within the floor of every call and
-        what is left of the submission's time.
-        The tests' worker has been given nothing yet: none of their hidden inputs
-        is sent before this one has ended.
+        The worker, which has run the cells and nothing else yet, makes them in a
+        child of its own, which ends once it has answered: what the calls leave in
+        a process (a cache, a list kept at the top level) reaches no test, so no
+        score depends on them. Each call gets the floor of a fitted limit, which
+        the child keeps itself (a try is a call on a few words), and `WALL_FACTOR`
+        times that by the clock; once one is stopped, later ones get a tenth of it,
+        and after `MOST_TRY_STOPS` none is made. The grader keeps the whole request
+        within the floors of all its calls and what is left of the submission's
+        time; code that will not be stopped loses its tries, and its tests start in
+        a new worker.
         """
-        tests_worker, broken = self.worker, self.broken
+        worker = self._ready_worker()
         each = fitted_limits.call_seconds(self.limits, None, spinning=False, stated=None)
+        own = min(len(messages) * each, self.limits.submission_seconds - self.spent)
+        worker.watch_next(CallLimit(own, self.limits.memory_mb))
         started = time.monotonic()
+        mark = worker.own_mark()
+        request = {
+            "op": "tries",
+            "calls": messages,
+            "seconds": each,
+            "after_a_stop": each * fitted_limits.SPINNING_SHARE,
+            "most_stops": MOST_TRY_STOPS,
+            "wall_factor": WALL_FACTOR,
+        }
         try:
-            loaded = self._start_worker(RELOAD_MARGIN * self._load_seconds())
-            worker = self.worker
-            assert worker is not None
-            if self.first_load is not None and self.first_load.defined - loaded.defined:
-                return []  # the cells ran otherwise this time: their answers would mislead
-            own = min(len(messages) * each, self.limits.submission_seconds - self.spent)
-            worker.watch_next(CallLimit(own, self.limits.memory_mb))
-            mark = worker.own_mark()
-            request = {
-                "op": "tries",
-                "calls": messages,
-                "seconds": each,
-                "after_a_stop": each * fitted_limits.SPINNING_SHARE,
-                "most_stops": MOST_TRY_STOPS,
-                "wall_factor": WALL_FACTOR,
-            }
-            try:
-                answer = worker.request(request, self._wall_left(time.monotonic() - started))
-            finally:
-                self._spend(worker, started, mark)
+            answer = worker.request(request, self._call_seconds())
         except (CallTimedOut, WorkerCrashed) as error:
             return [error]
         finally:
-            if self.worker is not None and self.worker is not tests_worker:
-                self.worker.kill()
-                self._note_output(self.worker)
-            self.worker, self.broken = tests_worker, broken
+            self._spend(worker, started, mark)
         return [
             CallTimedOut("Your code did not finish within its time.") if one == STOPPED else one
             for one in answer["answers"]

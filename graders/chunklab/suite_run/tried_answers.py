@@ -7,8 +7,8 @@ the submission after the hidden checks, code given a hidden input could choose
 which try fails from what that input was: from a file it wrote, or from the
 clock, by how long it had taken, and so show a few bits of the input in the
 feedback. So every call a search may make is made first, before the tests, in
-one request to a worker of their own that ends before the first test (the
-backend's `request_tries`: what the calls leave in a process reaches no test);
+one request, by a child process of the worker that ends before the first test
+(the backend's `request_tries`: what the calls leave in a process reaches no test);
 once the tests are done, the searches read the answers kept here and no call of
 theirs reaches the submission. What they show was decided before any hidden
 input was sent.
