@@ -253,6 +253,32 @@ def test_a_run_interrupted_writes_no_grade_for_a_student_it_did_not_grade(
         "anguyen": "missing",
     }
     assert "missing: anguyen" in result.stderr
+    # Their scores are not known, nor are the totals.
+    wide = {row[0]: row[1:] for row in rows_of(out / "gradebook_wide.csv")[1:]}
+    assert wide["mdelacruz"] == ["37", "37"] and wide["sobrien"] == ["", ""]
+    assert wide["anguyen"] == ["0", "0"]
+
+
+def test_a_run_interrupted_before_any_report_still_lists_who_was_not_graded(
+    chunklab, tmp_path, monkeypatch
+):
+    from chunklab.commands import grade
+
+    def stopped_at_once(*args, **kwargs):
+        raise KeyboardInterrupt
+        yield
+
+    monkeypatch.setattr(grade, "grade_locally", stopped_at_once)
+    download, export = canvas_class(tmp_path)
+    out = tmp_path / "out"
+    result = chunklab(
+        "grade", "--jobs", "1", "--out", out, "--roster", export, "--lms", "canvas",
+        "--missing-as-zero", download,
+    )  # fmt: skip
+    assert result.exit_code == 130
+    statuses = {row[0]: (row[1], row[5]) for row in rows_of(out / "gradebook.csv")[1:6]}
+    assert statuses["sobrien"] == ("char_chunk", "not_graded")
+    assert statuses["anguyen"] == ("char_chunk", "missing")
 
 
 def test_a_worksheet_header_in_another_case_is_the_same_column():

@@ -24,13 +24,14 @@ from chunklab.pipeline.records import ReportRecord, RunEnd
 from chunklab.report_out.table import Outline
 
 
-def max_scores_of(entries: Sequence[Entry], lesson_id: str | None) -> dict[str, float]:
+def max_scores_of(entries: Sequence[Entry], lessons: Sequence[str]) -> dict[str, float]:
     """Each lesson's full marks: as the reports give them, else as the lesson's suite says."""
     scores = {e.lesson: e.max_score for e in entries if e.lesson and e.max_score}
-    if lesson_id and lesson_id not in scores:
-        from chunklab.suite_run.suite_contents import suite_contents
+    for lesson_id in lessons:
+        if lesson_id not in scores:
+            from chunklab.suite_run.suite_contents import suite_contents
 
-        scores[lesson_id] = suite_contents(get_lesson(lesson_id)).max_score
+            scores[lesson_id] = suite_contents(get_lesson(lesson_id)).max_score
     return scores
 
 
@@ -53,7 +54,9 @@ class ClassRoll:
             self.entries = best_entries(self.handed_in)
             return
         lessons = lessons_of(self.handed_in) or ([self.lesson_id] if self.lesson_id else [])
-        max_scores = max_scores_of(self.handed_in, self.lesson_id)
+        # Lessons only submissions the run did not reach are of still have their rows.
+        lessons += sorted({left.lesson for left in end.not_graded} - {"", *lessons})
+        max_scores = max_scores_of(self.handed_in, lessons)
         self.entries = with_roster(self.handed_in, self.roster, lessons, max_scores, end.not_graded)
         self.figures = roster_figures(self.entries)
 

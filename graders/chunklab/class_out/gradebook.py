@@ -179,7 +179,11 @@ def gradebook_wide_csv(entries: Sequence[Entry]) -> str:
     rows = []
     for student, results in by_student(entries).items():
         scores = [results[lesson].score if lesson in results else 0.0 for lesson in lessons]
-        rows.append((student, *(number(s) for s in scores), number(round(sum(scores), 6))))
+        # A submission the run did not reach has no score yet, nor has the total.
+        waiting = [lesson in results and results[lesson].status == NOT_GRADED for lesson in lessons]
+        shown = ["" if wait else number(score) for score, wait in zip(scores, waiting, strict=True)]
+        total = "" if any(waiting) else number(round(sum(scores), 6))
+        rows.append((student, *shown, total))
     return csv_text(("student", *lessons, "total"), rows)
 
 

@@ -59,7 +59,8 @@ class Gradebooks:
         if self.lms:
             from chunklab.class_out.lms import lms_csv, lms_file_name
 
-            max_scores = max_scores_of(entries, self.roll.lesson_id)
+            lesson_id = self.roll.lesson_id
+            max_scores = max_scores_of(entries, [lesson_id] if lesson_id else [])
             files[lms_file_name(self.lms)], notes = lms_csv(
                 self.lms, entries, self.roll.roster, max_scores, self.lms_options
             )

@@ -40,6 +40,8 @@ RELOAD_MARGIN = 2.0
 # The inputs to try a submission's code is stopped on before no more are asked: code
 # that loops on a few of them likely loops on the rest (see `request_tries`).
 MOST_TRY_STOPS = 10
+# The own time all the calls of the inputs to try may take at most, in calls' limits.
+TRIES_SHARE = 2.5
 # All of a submission's requests may take this many times its own time limit by the clock.
 SUBMISSION_WALL_FACTOR = 3.0
 
@@ -245,16 +247,21 @@ class SandboxBackend(Backend):
         score depends on them. Each call gets the floor of a fitted limit, which
         the child keeps itself (a try is a call on a few words), and `WALL_FACTOR`
         times that by the clock; once one is stopped, later ones get a tenth of it,
-        and after `MOST_TRY_STOPS` none is made. The grader keeps the whole request
-        within the floors of all its calls and what is left of the submission's
-        time; code that will not be stopped loses its tries, and its tests start in
-        a new worker.
+        and after `MOST_TRY_STOPS` none is made; code that goes on once stopped is
+        ended. The grader keeps the whole request within the floors of all its calls,
+        and at most `TRIES_SHARE` times one call's limit (`--call-seconds`), whose clock
+        counts only what is not a wait for a CPU: code that will not be stopped loses
+        its tries, and its tests start in a new worker. None of that time is the
+        submission's own: what the tries cost changes no test's limits.
         """
         worker = self._ready_worker()
         each = fitted_limits.call_seconds(self.limits, None, spinning=False, stated=None)
-        own = min(len(messages) * each, self.limits.submission_seconds - self.spent)
-        worker.watch_next(CallLimit(own, self.limits.memory_mb))
-        started = time.monotonic()
+        own = min(len(messages) * each, TRIES_SHARE * self.limits.call_seconds)
+        # Known to wait: the child stops each call's wait itself, after a tenth of the
+        # time this allows a wait.
+        own = max(own, WALL_FACTOR * each)
+        worker.watch_next(CallLimit(own, self.limits.memory_mb, known_to_wait=True))
+        started, spent, spent_wall = time.monotonic(), self.spent, self.spent_wall
         mark = worker.own_mark()
         request = {
             "op": "tries",
@@ -265,11 +272,12 @@ class SandboxBackend(Backend):
             "wall_factor": WALL_FACTOR,
         }
         try:
-            answer = worker.request(request, self._call_seconds())
+            answer = worker.request(request, WALL_FACTOR * own)
         except (CallTimedOut, WorkerCrashed) as error:
             return [error]
         finally:
-            self._spend(worker, started, mark)
+            self._spend(worker, started, mark)  # for the output it notes
+            self.spent, self.spent_wall = spent, spent_wall
         return [
             CallTimedOut("Your code did not finish within its time.") if one == STOPPED else one
             for one in answer["answers"]
