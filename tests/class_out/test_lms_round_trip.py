@@ -219,21 +219,22 @@ def test_grading_part_of_a_class_writes_no_grade_for_the_rest(chunklab, tmp_path
     assert cells == ["10", "0", "0", "0", "0", ""]  # the Test Student is never missing
 
 
-def test_a_run_interrupted_writes_no_grade_for_a_student_it_did_not_grade(
-    chunklab, tmp_path, monkeypatch
-):
-    # Ctrl-C after the first report: the students whose submissions were found but not
-    # graded are no missing students, and get no 0, even with --missing-as-zero.
+def graded_until_interrupted(chunklab, tmp_path, monkeypatch, reports: int) -> Path:
+    """The Canvas class graded with its export and --missing-as-zero, Ctrl-C pressed once
+    `reports` reports are in; the output folder."""
     from chunklab.commands import grade
 
     graded = grade.grade_locally
 
-    def stopped_after_one(*args, **kwargs):
-        for number, report in graded(*args, **kwargs):
-            yield number, report
+    def stopped(*args, **kwargs):
+        if reports == 0:
             raise KeyboardInterrupt
+        for number, (index, report) in enumerate(graded(*args, **kwargs), start=1):
+            yield index, report
+            if number == reports:
+                raise KeyboardInterrupt
 
-    monkeypatch.setattr(grade, "grade_locally", stopped_after_one)
+    monkeypatch.setattr(grade, "grade_locally", stopped)
     download, export = canvas_class(tmp_path)
     out = tmp_path / "out"
     result = chunklab(
@@ -241,6 +242,16 @@ def test_a_run_interrupted_writes_no_grade_for_a_student_it_did_not_grade(
         "--missing-as-zero", download,
     )  # fmt: skip
     assert result.exit_code == 130
+    assert "missing: anguyen" in result.stderr
+    return out
+
+
+def test_a_run_interrupted_writes_no_grade_for_a_student_it_did_not_grade(
+    chunklab, tmp_path, monkeypatch
+):
+    # Ctrl-C after the first report: the students whose submissions were found but not
+    # graded are no missing students, and get no 0, even with --missing-as-zero.
+    out = graded_until_interrupted(chunklab, tmp_path, monkeypatch, reports=1)
     rows = rows_of(out / "gradebook_canvas.csv")[2:]
     # María graded; Seán, Ann and Wei found, not graded; An handed in nothing: 0.
     assert [row[5] for row in rows] == ["10", "", "", "", "0", ""]
@@ -252,7 +263,6 @@ def test_a_run_interrupted_writes_no_grade_for_a_student_it_did_not_grade(
         "wzhang": "not_graded",
         "anguyen": "missing",
     }
-    assert "missing: anguyen" in result.stderr
     # Their scores are not known, nor are the totals.
     wide = {row[0]: row[1:] for row in rows_of(out / "gradebook_wide.csv")[1:]}
     assert wide["mdelacruz"] == ["37", "37"] and wide["sobrien"] == ["", ""]
@@ -262,20 +272,7 @@ def test_a_run_interrupted_writes_no_grade_for_a_student_it_did_not_grade(
 def test_a_run_interrupted_before_any_report_still_lists_who_was_not_graded(
     chunklab, tmp_path, monkeypatch
 ):
-    from chunklab.commands import grade
-
-    def stopped_at_once(*args, **kwargs):
-        raise KeyboardInterrupt
-        yield
-
-    monkeypatch.setattr(grade, "grade_locally", stopped_at_once)
-    download, export = canvas_class(tmp_path)
-    out = tmp_path / "out"
-    result = chunklab(
-        "grade", "--jobs", "1", "--out", out, "--roster", export, "--lms", "canvas",
-        "--missing-as-zero", download,
-    )  # fmt: skip
-    assert result.exit_code == 130
+    out = graded_until_interrupted(chunklab, tmp_path, monkeypatch, reports=0)
     statuses = {row[0]: (row[1], row[5]) for row in rows_of(out / "gradebook.csv")[1:6]}
     assert statuses["sobrien"] == ("char_chunk", "not_graded")
     assert statuses["anguyen"] == ("char_chunk", "missing")
