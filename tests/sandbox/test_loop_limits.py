@@ -543,3 +543,19 @@ def test_an_input_to_try_that_ends_its_process_costs_the_others_only(backend_of)
     worker = backend.worker
     assert backend.request_tries(tries_of(("a", 1, 0), ("b", 1, 0))) == []
     assert backend.worker is worker and worker.alive
+
+
+def test_a_process_a_try_started_that_holds_its_answers_open_delays_nothing(backend_of):
+    # The worker reads the tries' answers until the child that made them has ended.
+    backend = backend_of(
+        "import os, time\n"
+        "def chunk(text, size, overlap):\n"
+        "    if text == 'a' and os.fork() == 0:\n"
+        "        time.sleep(30)\n"
+        "    return [text]\n"
+    )
+    backend.load()
+    started = time.monotonic()
+    outcomes = backend.request_tries(tries_of(("a", 1, 0), ("b", 1, 0)))
+    assert outcomes == [{"ok": ["a"]}, {"ok": ["b"]}]
+    assert time.monotonic() - started < 5.0

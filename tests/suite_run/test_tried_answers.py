@@ -259,3 +259,42 @@ def test_what_the_inputs_to_try_leave_in_a_process_reaches_no_test(chunklab, tmp
     checked = check_source(read_submission(path, "char_chunk"), Limits(), sandbox=False)
     assert visible == {t.name: t.score for t in checked.tests}
     assert 0 < sum(visible.values()) < checked.max_score
+
+
+# Right answers, from code that loses its last chunk on texts of more than one; what each
+# try call does besides is `{in_try}`.
+ON_ITS_TRIES = """
+import os
+
+def chunk(text, size, overlap):
+    if size <= 0 or overlap < 0 or overlap >= size:
+        raise ValueError("bad settings")
+    if text == "try this":
+{in_try}
+    chunks, start = [], 0
+    while start + size < len(text):
+        chunks.append(text[start:start + size])
+        start += size - overlap
+    return chunks if chunks or not text else [text]
+"""
+# An answer to the tries written to every file the process holds open: the worker's
+# answers among them, were they there (the grader would take it for the worker's, and
+# the worker's own for the next call's).
+ANSWERS_EVERYWHERE = """
+        for number in range(3, 64):
+            try:
+                os.write(number, b'{"answers": []}\\n')
+            except OSError:
+                pass
+"""
+
+
+def test_what_a_try_call_writes_to_the_workers_files_reaches_no_test(chunklab, tmp_path):
+    scores = {}
+    for name, in_try in (("writes", ANSWERS_EVERYWHERE), ("oracle", "        pass\n")):
+        path = tmp_path / f"{name}_char_chunk.py"
+        path.write_text(ON_ITS_TRIES.format(in_try=in_try))
+        report = json.loads(chunklab("grade", "--jobs", "1", "--jsonl", path).stdout)
+        scores[name] = {t["name"]: (t["outcome"], t["score"]) for t in report["tests"]}
+    assert scores["writes"] == scores["oracle"]
+    assert 0 < sum(score for _, score in scores["oracle"].values()) < 37

@@ -15,6 +15,7 @@ import marshal
 import math
 import os
 import re
+import select
 import signal
 import sys
 import threading
@@ -58,6 +59,8 @@ MOST_TRY_BYTES = 32 * 1024 * 1024
 # A try's timer goes off again this long (or its own limit, if longer) after a first
 # time: code that caught the first stop and went on is then stopped for good.
 LEAST_TRY_AGAIN = 0.05
+# How often the worker looks whether the child making the tries has ended.
+TRY_LOOK_SECONDS = 0.01
 READ_SIZE = 1 << 16
 
 
@@ -691,7 +694,7 @@ class Session:
                 signal.signal(signal.SIGALRM, previous[1])
         return {"answers": answers}
 
-    def tries_apart(self, request):
+    def tries_apart(self, request, protocol=()):
         """The answer to a "tries" request, as a line of JSON: the calls are made in a child
         of this worker, so that nothing they leave in a process (a cache, a list kept at
         the top level) stays in the worker the tests then run in. Where the child cannot
@@ -714,6 +717,11 @@ class Session:
         if child == 0:
             try:
                 os.close(given)
+                # The worker's requests and answers are not the child's: nothing it runs
+                # can read a request meant for the worker, or answer one.
+                nothing = os.open(os.devnull, os.O_RDWR)
+                for kept in protocol:
+                    os.dup2(nothing, kept)
                 out = os.fdopen(answered, "wb")
 
                 def end(answers):
@@ -725,16 +733,9 @@ class Session:
             finally:
                 os._exit(1)
         os.close(answered)
-        data, size = [], 0
-        with os.fdopen(given, "rb") as answers:
-            while size <= MOST_TRY_BYTES and (chunk := answers.read(READ_SIZE)):
-                data.append(chunk)
-                size += len(chunk)
-        if size > MOST_TRY_BYTES:
-            os.kill(child, signal.SIGKILL)
-        _, status = os.waitpid(child, 0)
+        data, status = read_until_ended(given, child)
         line = b"".join(data)
-        if status != 0 or size > MOST_TRY_BYTES or b"\n" in line:
+        if status != 0 or b"\n" in line:
             return none
         return line.decode("utf-8", "replace")
 
@@ -779,6 +780,39 @@ class Session:
         return answer
 
 
+def read_until_ended(given, child):
+    """What the child wrote to the pipe `given` until it ended (at most MOST_TRY_BYTES), and
+    its exit status (-1 when it wrote more). The pipe is read until the child ends, not
+    until the pipe does: a process the child started may hold it open."""
+    data, size, status = [], 0, None
+    try:
+        while status is None and size <= MOST_TRY_BYTES:
+            chunk = b""
+            if select.select([given], [], [], TRY_LOOK_SECONDS)[0]:
+                chunk = os.read(given, READ_SIZE)
+                if not chunk:  # the pipe is closed: only the child's end is left to wait for
+                    status = os.waitpid(child, 0)[1]
+                    break
+                data.append(chunk)
+                size += len(chunk)
+            ended, code = os.waitpid(child, os.WNOHANG)
+            if ended:
+                status = code
+        while status is not None and size <= MOST_TRY_BYTES:
+            if not select.select([given], [], [], 0)[0] or not (chunk := os.read(given, READ_SIZE)):
+                break
+            data.append(chunk)
+            size += len(chunk)
+        if size > MOST_TRY_BYTES:
+            if status is None:
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
+            return data, -1
+        return data, status
+    finally:
+        os.close(given)
+
+
 def send(answers, line):
     # What the submission printed goes to the grader's capped output pipe now,
     # not when the worker is ended.
@@ -807,7 +841,7 @@ def serve(requests, answers):
             for call in request["calls"]:
                 send(answers, json.dumps(session.call(call)))
         elif request["op"] == "tries":
-            send(answers, session.tries_apart(request))
+            send(answers, session.tries_apart(request, (requests.fileno(), answers.fileno())))
         else:
             send(answers, json.dumps(session.call(request)))
 
