@@ -559,3 +559,22 @@ def test_a_process_a_try_started_that_holds_its_answers_open_delays_nothing(back
     outcomes = backend.request_tries(tries_of(("a", 1, 0), ("b", 1, 0)))
     assert outcomes == [{"ok": ["a"]}, {"ok": ["b"]}]
     assert time.monotonic() - started < 5.0
+
+
+def test_a_try_that_blocks_its_timers_and_mostly_waits_is_ended_by_the_graders_clock(backend_of):
+    backend = backend_of(
+        "import signal, time\n"
+        "def chunk(text, size, overlap):\n"
+        "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPROF, signal.SIGALRM})\n"
+        "    while True:\n"
+        "        end = time.process_time() + 0.002\n"
+        "        while time.process_time() < end:\n"
+        "            pass\n"
+        "        time.sleep(0.04)\n"
+    )
+    backend.load()
+    started = time.monotonic()
+    outcomes = backend.request_tries(tries_of(("a", 1, 0), ("b", 1, 0)))
+    assert len(outcomes) == 1 and isinstance(outcomes[0], CallTimedOut)
+    own = WALL_FACTOR * floor()  # the least a request of two calls gets
+    assert time.monotonic() - started < backend_module.TRIES_WALL_FACTOR * own + 2.0

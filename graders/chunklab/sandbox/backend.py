@@ -40,8 +40,10 @@ RELOAD_MARGIN = 2.0
 # The inputs to try a submission's code is stopped on before no more are asked: code
 # that loops on a few of them likely loops on the rest (see `request_tries`).
 MOST_TRY_STOPS = 10
-# The own time all the calls of the inputs to try may take at most, in calls' limits.
+# The own time all the calls of the inputs to try may take at most, in calls' limits,
+# and their time by the clock, in that own time: the child stops each call's waits.
 TRIES_SHARE = 2.5
+TRIES_WALL_FACTOR = 3.0
 # All of a submission's requests may take this many times its own time limit by the clock.
 SUBMISSION_WALL_FACTOR = 3.0
 
@@ -249,9 +251,9 @@ class SandboxBackend(Backend):
         times that by the clock; once one is stopped, later ones get a tenth of it,
         and after `MOST_TRY_STOPS` none is made; code that goes on once stopped is
         ended. The grader keeps the whole request within the floors of all its calls,
-        and at most `TRIES_SHARE` times one call's limit (`--call-seconds`), whose clock
-        counts only what is not a wait for a CPU: code that will not be stopped loses
-        its tries, and its tests start in a new worker. None of that time is the
+        and at most `TRIES_SHARE` times one call's limit (`--call-seconds`), and
+        `TRIES_WALL_FACTOR` times that by the clock: code that will not be stopped
+        loses its tries, and its tests start in a new worker. None of that time is the
         submission's own: what the tries cost changes no test's limits.
         """
         worker = self._ready_worker()
@@ -272,7 +274,7 @@ class SandboxBackend(Backend):
             "wall_factor": WALL_FACTOR,
         }
         try:
-            answer = worker.request(request, WALL_FACTOR * own)
+            answer = worker.request(request, TRIES_WALL_FACTOR * own)
         except (CallTimedOut, WorkerCrashed) as error:
             return [error]
         finally:
