@@ -151,8 +151,9 @@ class TriedAnswers:
     def ask(self, backend: Backend, calls: AskedFirst, numbers_given: int) -> None:
         """Ask the submission `calls`, their objects numbered after the `numbers_given`.
 
-        The answers end at a call that timed out or ended the worker: its error is
-        kept as its answer, and the calls after it are not asked.
+        A call stopped past its time has its error kept as its answer. Where the asking
+        ended early (too many calls stopped, or the grader stopped it all), the calls
+        after have none: a search that reaches one of them ends there.
         """
         if not calls.messages:
             return
