@@ -263,8 +263,6 @@ class SandboxBackend(Backend):
         # time this allows a wait.
         own = max(own, WALL_FACTOR * each)
         worker.watch_next(CallLimit(own, self.limits.memory_mb, known_to_wait=True))
-        started, spent, spent_wall = time.monotonic(), self.spent, self.spent_wall
-        mark = worker.own_mark()
         request = {
             "op": "tries",
             "calls": messages,
@@ -278,8 +276,8 @@ class SandboxBackend(Backend):
         except (CallTimedOut, WorkerCrashed) as error:
             return [error]
         finally:
-            self._spend(worker, started, mark)  # for the output it notes
-            self.spent, self.spent_wall = spent, spent_wall
+            if not worker.alive:
+                self._note_output(worker)
         return [
             CallTimedOut("Your code did not finish within its time.") if one == STOPPED else one
             for one in answer["answers"]

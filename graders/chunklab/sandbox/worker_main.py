@@ -787,7 +787,6 @@ def read_until_ended(given, child):
     data, size, status = [], 0, None
     try:
         while status is None and size <= MOST_TRY_BYTES:
-            chunk = b""
             if select.select([given], [], [], TRY_LOOK_SECONDS)[0]:
                 chunk = os.read(given, READ_SIZE)
                 if not chunk:  # the pipe is closed: only the child's end is left to wait for

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import hmac
-import json
 import secrets
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -29,7 +28,7 @@ from chunklab.contract import (
 )
 from chunklab.kit_texts import KitText, call_arguments
 from chunklab.sandbox.worker_main import MAX_REPR, digest_of_bytes
-from chunklab.suite_run.tried_answers import AskedFirst, TriedAnswers
+from chunklab.suite_run.tried_answers import AskedFirst, TriedAnswers, sent_arguments
 from chunklab.suites.checks import shorten
 from chunklab.text import first_of, terminal_safe
 
@@ -319,7 +318,7 @@ def value_and_inputs(send: Send, message: dict[str, Any]) -> Returned:
     key = secrets.token_hex(32)
     answer = send({**message, "inputs": key})
     value = answer_value(answer)
-    sent = json.dumps([message["args"], message["kwargs"]]).encode()
+    sent = sent_arguments(message)
     if hmac.compare_digest(str(answer["inputs"]).encode(), digest_of_bytes(key, sent).encode()):
         return Returned(value)
     left = answer_value(send({"op": "held", "name": message["name"]}))
