@@ -1,6 +1,7 @@
 """Where grading's CPU goes: the share of each part of the work, on a class of submissions.
 
     python benchmarks/cpu_shares.py [--per-lesson N] [FOLDER]
+    python benchmarks/cpu_shares.py --own FOLDER   # only the submissions' own CPU, as JSON
 
 Grades the class (without FOLDER: the benchmark's class of `grading_speed.py`,
 N submissions per lesson, 100 unless told) with `--jobs 1`, in this process,
@@ -11,7 +12,8 @@ inside a cgroup of its own, and splits the CPU of every process:
   own machinery, judging answers, the call protocol, the long-document check,
   start-up and reports); py-spy must be installed (`pip install py-spy`);
 - the workers and their zygote (the cgroup's total less the grading process):
-  every request the grading process sent is replayed in this process on the
+  every request the grading process sent (the inputs to try, which a child of the
+  worker makes, as calls) is replayed in this process on the
   worker's own code (`worker_main.serve`), timing the submission's calls apart
   from the worker's protocol (reading requests, loading, checking and writing
   answers, digests). Calls stopped at their limit are not replayed: with the
@@ -108,9 +110,10 @@ def grader_split(folder: Path, scratch: Path) -> Counter[str]:
 def noting_requests() -> list[list[str]]:
     """Every request line the backends send, one list per submission's backend."""
     sent: list[list[str]] = []
-    request, request_many, init = (
+    request, request_many, request_tries, init = (
         SandboxBackend.request,
         SandboxBackend.request_many,
+        SandboxBackend.request_tries,
         SandboxBackend.__init__,
     )
 
@@ -131,7 +134,15 @@ def noting_requests() -> list[list[str]]:
         self.noted.append(json.dumps({"op": "calls", "calls": answered}))
         return outcomes
 
+    # The inputs to try, asked of every submission before its tests, are calls of it too.
+    def tries(self, messages):  # type: ignore[no-untyped-def]
+        outcomes = request_tries(self, messages)
+        answered = [m for m, o in zip(messages, outcomes, strict=False) if isinstance(o, dict)]
+        self.noted.append(json.dumps({"op": "calls", "calls": answered}))
+        return outcomes
+
     SandboxBackend.__init__, SandboxBackend.request, SandboxBackend.request_many = start, one, many
+    SandboxBackend.request_tries = tries
     return sent
 
 
@@ -156,12 +167,14 @@ def replay_shares(sent: list[list[str]]) -> Counter[str]:
     answer, plain_answer = worker_main.Session.answer, worker_main.plain_answer
 
     def timed_answer(self, request, as_value=False):  # type: ignore[no-untyped-def]
-        started = time.process_time()
+        started, answering = time.process_time(), spent["answers"]
         try:
             return answer(self, request, as_value)
         finally:
-            # A call on a long text names it rather than sending it.
-            spent["long" if "texts" in request else "other"] += time.process_time() - started
+            # A call on a long text names it rather than sending it. Checking and
+            # encoding its answer is the worker's protocol, not the call's own.
+            own = time.process_time() - started - (spent["answers"] - answering)
+            spent["long" if "texts" in request else "other"] += own
 
     def timed_plain_answer(value):  # type: ignore[no-untyped-def]
         started = time.process_time()
@@ -179,24 +192,39 @@ def replay_shares(sent: list[list[str]]) -> Counter[str]:
             worker_main.sys.modules.pop("submission", None)
     finally:
         worker_main.Session.answer, worker_main.plain_answer = answer, plain_answer
-    # Checking and encoding answers is the worker's; the answers of long calls are most of it.
     return Counter(
         {
-            "long document: the submission's own calls": spent["long"] - spent["answers"],
+            "long document: the submission's own calls": spent["long"],
             "other checks: the submission's own calls": spent["other"],
             "protocol (requests, loading, answers, digests)": spent["all"]
             - spent["long"]
-            - spent["other"]
-            + spent["answers"],
+            - spent["other"],
         }
     )
+
+
+def print_own(folder: Path) -> int:
+    """The submissions' own CPU for every call of theirs that answered (the replay's), as JSON:
+    what grading them costs at the least, whatever grades them."""
+    _, sent = grade_here(folder)
+    replayed = replay_shares(sent)
+    own = sum(seconds for part, seconds in replayed.items() if "own calls" in part)
+    print(json.dumps({"submissions": len(sent), "own_s": own}))
+    return 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", nargs="?", type=Path)
     parser.add_argument("--per-lesson", type=int, default=100)
+    parser.add_argument(
+        "--own",
+        action="store_true",
+        help="print only the submissions' own CPU for their calls, as JSON (needs FOLDER)",
+    )
     args = parser.parse_args()
+    if args.own:
+        return print_own(args.folder)
     counter = grading_speed.CpuCounter()
     if not counter.by_cgroup:
         print("no cgroup counts CPU here: the workers' CPU cannot be measured", file=sys.stderr)

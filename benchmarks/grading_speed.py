@@ -24,11 +24,18 @@ of the waited-for children is counted instead, which misses the workers, and
 the output says so.
 
 The floor is the reference solutions' own CPU for the calls the grader makes
-into a submission, measured here: each lesson's reference is graded once with
-its calls noted, and the same calls are then made on the reference alone and
-timed, plus what one fork of a worker costs. It is measured before and after
-the gradings, three times each, and the least counts. A figure's ratio is its CPU per
-submission over the floor of the same submissions.
+into a submission (the inputs to try, asked before the tests, included), measured
+here: each lesson's reference is graded once with its calls noted, and the same
+calls are then made on the reference alone and timed, plus what one fork of a
+worker costs. It is measured before and after the gradings, three times each, and
+the least counts. A figure's ratio is its CPU per submission over the floor of the
+same submissions.
+
+The class's own work is what its submissions' own code costs: every call of theirs
+that answered in a grading, made again in one process and timed
+(`cpu_shares.py --own`). No grader can cost less than that, so it bounds how many
+submissions a second the machine's CPUs can grade. Calls stopped at a limit are
+not made again: it is a lower bound for a class with code that grows too fast.
 
 With `--against COMMIT`, every figure is also measured for the kit at COMMIT
 (a git worktree of it), the two kits taking turns, in the same run: on a busy
@@ -393,7 +400,16 @@ def noting_many(self, messages):
         note(message)
     return request_many(self, messages)
 
+# The inputs to try, asked of every submission before its tests, are the grader's calls too.
+request_tries = SandboxBackend.request_tries
+
+def noting_tries(self, messages):
+    for message in messages:
+        note(message)
+    return request_tries(self, messages)
+
 SandboxBackend.request, SandboxBackend.request_many = noting_request, noting_many
+SandboxBackend.request_tries = noting_tries
 lesson = get_lesson(sys.argv[1])
 with open("/dev/null", "w") as quiet:
     stdout, sys.stdout = sys.stdout, quiet
@@ -545,6 +561,17 @@ def grade_figures(
     return figures
 
 
+def own_figures(folder: Path, count: int) -> dict[str, Any]:
+    """The class's own work: its submissions' CPU for every call of theirs that answered,
+    made again in one process (`cpu_shares.py --own`). No grader can cost less; calls
+    stopped at a limit are not made again, so it is a lower bound."""
+    done = run([sys.executable, str(KIT / "benchmarks" / "cpu_shares.py"), "--own", str(folder)])
+    assert done.returncode == 0, done.stderr[-2000:]
+    own = json.loads(done.stdout.splitlines()[-1])
+    assert own["submissions"] == count, own
+    return {"cpu_ms_per_submission": round(own["own_s"] / count * 1000, 1)}
+
+
 def cold_figures(counter: CpuCounter, kits: list[KitUnderTest], repeat: int) -> dict[str, Any]:
     """One submission graded by the CLI in a new process: wall clock and CPU, medians."""
     figures: dict[str, Any] = {}
@@ -687,6 +714,7 @@ def main() -> int:
             real["scores"][name] == real["scores"][reference[looping[name].split(":")[1]]]
             for name in slow
         )
+        figures["own"] = own_figures(scratch / "py", len(py))
         figures["cold_single"] = cold_figures(counter, kits, 2 * args.repeat + 1)
         # The floor again, after the gradings: a load on the machine that stays for
         # minutes slows every run of the floor, and the least of all of them counts.
@@ -751,6 +779,13 @@ def print_table(figures: dict[str, Any]) -> None:
             print(
                 f"scores that differ between the kits, {what}: {figures[key]['different_scores']}"
             )
+    own, cpus = figures["own"]["cpu_ms_per_submission"], figures["cpus"]
+    times_own = [f"{kit} {figures['py'][kit]['cpu_ms_per_submission'] / own:.2f}" for kit in kits]
+    print(
+        f"the .py class's own work (its submissions' CPU for the calls that answered, made "
+        f"again in one process): {own} ms a submission, at most {round(cpus * 1000 / own, 1)} "
+        f"a second on {cpus} CPUs whatever grades them; CPU over it: {', '.join(times_own)}"
+    )
     real = figures["looping_py"]
     print(f"slow but correct files at full marks: {real['slow_at_full_marks']} of {real['slow']}")
     print(

@@ -183,11 +183,26 @@ class GradingPlugin:
         when: Literal["setup", "call", "teardown"],
         run: Callable[[], object],
     ) -> bool:
-        """Run one stage of a test; whether it passed."""
+        """Run one stage of a test, note what it tells of the test's outcome; whether it passed.
+
+        No `TestReport` is made: nothing reads one (a grading run has no terminal, log
+        or other plugin), and building one per stage, thousands of times a class, costs
+        more than most checks. A failed stage's feedback comes from its exception (see
+        `classify_failure`), never from pytest's rendering of a traceback, which reads and
+        parses the source of every frame and costs more than the check: a submission that
+        loops fails every test.
+        """
         call = pytest.CallInfo.from_call(
             run, when=when, reraise=(pytest.exit.Exception, KeyboardInterrupt)
         )
-        return self.pytest_runtest_makereport(item, call).passed
+        excinfo = call.excinfo
+        if excinfo is not None and when == "call":
+            offer = getattr(excinfo.value, "offer", None)
+            if offer is not None:
+                self.offers.setdefault(submission_key(item) or "", []).append((item.nodeid, offer))
+        passed = excinfo is None
+        self._note_stage(item, call, passed)
+        return passed
 
     def _run(self, item: pytest.Item) -> None:
         # Each test starts afresh: a time-out in an earlier test is forgotten.
@@ -195,45 +210,6 @@ class GradingPlugin:
         if proxy is not None:
             proxy.begin_test(mark_value(self.marks_of(item)["call_seconds"]))
         item.runtest()
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo
-    ) -> pytest.TestReport:
-        """Each stage's report, noted for the test's outcome.
-
-        A failed stage's report carries its exception's message, without pytest's
-        traceback rendering: the feedback comes from the exception (see
-        `classify_failure`), and rendering a traceback (reading and parsing the
-        source of every frame) for every failed check costs more than the check:
-        a submission that loops fails every test.
-        """
-        excinfo, when = call.excinfo, call.when
-        if (
-            excinfo is not None
-            and when != "collect"
-            and not excinfo.errisinstance(pytest.skip.Exception)
-        ):
-            message = str(excinfo.value) if excinfo.errisinstance(RuleBroken) else excinfo.exconly()
-            offer = getattr(excinfo.value, "offer", None)
-            if when == "call" and offer is not None:
-                self.offers.setdefault(submission_key(item) or "", []).append((item.nodeid, offer))
-            report = pytest.TestReport(
-                item.nodeid,
-                item.location,
-                {},
-                "failed",
-                message,
-                when,
-                duration=call.duration,
-                start=call.start,
-                stop=call.stop,
-                user_properties=item.user_properties,
-            )
-        else:
-            report = pytest.TestReport.from_item_and_call(item, call)
-        self._note_stage(item, call, report.passed)
-        return report
 
     def _note_stage(self, item: pytest.Item, call: pytest.CallInfo, passed: bool) -> None:
         notes, passed_so_far = self.running.pop(item.nodeid, ({}, True))
