@@ -163,3 +163,28 @@ def test_no_failed_test_s_traceback_is_rendered(monkeypatch, tmp_path):
     assert report["tests"] and {t["outcome"] for t in report["tests"]} == {"timeout"}
     assert all("did not finish in time" in t["feedback"] for t in report["tests"])
     assert rendered == []
+
+
+def test_a_test_s_stages_are_noted_without_a_pytest_report(monkeypatch, tmp_path):
+    # Nothing in a grading run reads pytest's reports, and a class runs thousands of
+    # stages: each stage's outcome comes from its call alone.
+    built: list[str] = []
+    make = pytest.TestReport.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(args[0] if args else kwargs.get("nodeid", ""))
+        make(self, *args, **kwargs)
+
+    monkeypatch.setattr(pytest.TestReport, "__init__", counted)
+    path = tmp_path / "char_chunk.py"
+    # Windows that never overlap: some rules hold, others are broken.
+    path.write_text(
+        "def chunk(text, size, overlap):\n"
+        "    if size <= 0 or overlap < 0 or overlap >= size:\n"
+        "        raise ValueError('bad settings')\n"
+        "    return [text[i:i + size] for i in range(0, len(text), size)]\n"
+    )
+    report = check_source(read_submission(path), Limits()).to_json()
+    outcomes = {t["outcome"] for t in report["tests"]}
+    assert outcomes == {"passed", "failed"}
+    assert built == []
