@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 from collections.abc import Callable
@@ -29,6 +30,35 @@ class CommandResult:
     @property
     def reports(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+
+# Grading the validate corpus (`validate_run`) is the longest setup of the suite; each
+# test process that runs a test needing it grades the corpus once.
+CORPUS_FIXTURES = ("validate_run", "corpus_graded")
+
+
+@functools.cache
+def uses_the_corpus(test_file: str) -> bool:
+    """Whether a test file asks for the validate corpus (by its fixtures' names)."""
+    try:
+        source = (KIT_ROOT / test_file).read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return any(name in source for name in CORPUS_FIXTURES)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # a hook of pytest-xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """The test processes (pytest-xdist) take a file's tests together, so its fixtures are
+    made once, and the files that use the validate corpus together, so it is graded once."""
+    from xdist.scheduler import LoadFileScheduling
+
+    class CorpusTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            test_file = super()._split_scope(nodeid)
+            return "the validate corpus" if uses_the_corpus(test_file) else test_file
+
+    return CorpusTogether(config, log)
 
 
 @pytest.fixture
