@@ -188,3 +188,27 @@ def test_a_test_s_stages_are_noted_without_a_pytest_report(monkeypatch, tmp_path
     outcomes = {t["outcome"] for t in report["tests"]}
     assert outcomes == {"passed", "failed"}
     assert built == []
+
+
+def test_a_grader_test_that_asks_for_anything_but_its_submission_breaks_the_suite(tmp_path):
+    # The plugin hands a grader test its submission and the reference, and nothing else:
+    # a test asking for another fixture would find none at grading time.
+    (tmp_path / "test_extra.py").write_text(
+        "import pytest\n"
+        "@pytest.mark.rule('a rule')\n"
+        "@pytest.mark.points(1)\n"
+        "@pytest.mark.visibility('visible')\n"
+        "def test_extra(submission, reference, tmp_path):\n"
+        "    pass\n"
+    )
+    grading = GradingPlugin([SuiteEntry("s0", lambda: None)])
+    with contextlib.redirect_stdout(io.StringIO()):
+        pytest.main(
+            ["-p", "no:cacheprovider", "--rootdir", str(tmp_path), "--collect-only", str(tmp_path)],
+            plugins=[grading],
+        )
+    [problem] = grading.problems
+    asked, _, said = problem.partition(": ")
+    assert asked.startswith("test_extra.py::test_extra[s0] asks for ")
+    assert "tmp_path" in asked.split(" asks for ")[1].split(", ")
+    assert said == "a grader test is given submission and reference only"

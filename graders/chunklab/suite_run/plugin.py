@@ -1,20 +1,22 @@
 """The pytest plugin that connects a grader suite to the submissions it grades.
 
 One pytest session grades a batch of submissions of one lesson: every
-grader test is parametrized over them, and the `submission` fixture (a
-proxy, never the submission's own objects) is opened once per submission
-and closed after its last test, so only one is running at a time. The
-`reference` fixture is the reference solution, loaded in the grading
-process for hidden comparisons. Each test's `rule`, `points` and
-`visibility` markers and the feedback for a failure are noted as its stages
-are reported, and each test's outcome is made once it has ended, so scores
-come from the grading process's own reports and nothing else.
+grader test is parametrized over them. A test's `submission` (a proxy, never
+the submission's own objects) is opened at its first test and closed after its
+last, so only one is running at a time; `reference` is the reference solution,
+loaded in the grading process for hidden comparisons. The plugin hands a test
+those two itself, as its arguments: pytest's fixtures, set up and torn down
+around every test, cost more than most checks, and a grader test asks for
+nothing else. Each test's `rule`, `points` and `visibility` markers and the
+feedback for a failure are noted as its stages run, and each test's outcome is
+made once it has ended, so scores come from the grading process's own notes and
+nothing else.
 """
 
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Literal
@@ -70,6 +72,8 @@ class GradingPlugin:
         self.problems: list[str] = []
         self.load_errors: dict[str, SubmissionError] = {}
         self.open_proxies: dict[str, SubmissionProxy] = {}
+        # Why a submission could not be opened: each of its tests is skipped saying so.
+        self.not_opened: dict[str, str] = {}
         # The notes of each test still running, and whether its stages so far passed.
         self.running: dict[str, tuple[dict[str, Any], bool]] = {}
         # Each submission's outcomes, as its tests end, and those that said to fix a basic
@@ -93,7 +97,6 @@ class GradingPlugin:
     def pytest_configure(self, config: pytest.Config) -> None:
         for line in MARKERS:
             config.addinivalue_line("markers", line)
-        config.stash[GRADING] = self
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         # A test file that cannot be imported (its kept inputs damaged, say) would
@@ -105,7 +108,7 @@ class GradingPlugin:
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if "submission" in metafunc.fixturenames and self.entries:
             keys = list(self.entries)
-            metafunc.parametrize("submission", keys, ids=keys, indirect=True, scope="session")
+            metafunc.parametrize("submission", keys, ids=keys, scope="session")
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
@@ -116,6 +119,12 @@ class GradingPlugin:
             missing = [m for m in ("rule", "points", "visibility") if not marks[m]]
             if missing:
                 self.problems.append(f"{item.nodeid} has no {', '.join(missing)} marker")
+            others = [name for name in arguments_of(item) if name not in TEST_ARGUMENTS]
+            if others:
+                self.problems.append(
+                    f"{item.nodeid} asks for {', '.join(others)}: a grader test is given "
+                    f"{' and '.join(TEST_ARGUMENTS)} only"
+                )
         if self.visible_only:
             hidden = [i for i in items if not self.visible(i)]
             items[:] = [i for i in items if self.visible(i)]
@@ -167,15 +176,62 @@ class GradingPlugin:
         it runs thousands of tests. Fixtures are set up and torn down through
         pytest's own hooks, as there.
         """
-        hook = item.ihook
-        if self._stage(item, "setup", lambda: hook.pytest_runtest_setup(item=item)):
+        if self._stage(item, "setup", lambda: self._set_up(item)):
             self._stage(item, "call", lambda: self._run(item))
-        self._stage(
-            item, "teardown", lambda: hook.pytest_runtest_teardown(item=item, nextitem=nextitem)
-        )
+        self._stage(item, "teardown", lambda: self._tear_down(item, nextitem))
         if isinstance(item, pytest.Function):
-            item.funcargs = {}  # as pytest does once a test has ended: its fixtures let go
+            item.funcargs = {}  # as pytest does once a test has ended: its arguments let go
         return True
+
+    def _set_up(self, item: pytest.Item) -> None:
+        """Hand the test its arguments: its submission, opened at its first test, and the
+        reference."""
+        assert isinstance(item, pytest.Function)
+        given: dict[str, object] = {}
+        for name in arguments_of(item):
+            if name not in TEST_ARGUMENTS:
+                pytest.fail(f"a grader test is given {' and '.join(TEST_ARGUMENTS)} only")
+            given[name] = self._opened(item) if name == "submission" else self._reference()
+        item.funcargs = given
+
+    def _opened(self, item: pytest.Item) -> SubmissionProxy:
+        """The item's submission, opened at its first test; the same skip for each of its
+        tests when it could not be."""
+        key = submission_key(item) or ""
+        if key not in self.open_proxies and key not in self.not_opened:
+            entry = self.entries[key]
+            try:
+                self.open_proxies[key] = entry.open()
+            except EmptySlot:
+                self.not_opened[key] = "no submission in this slot"
+            except SubmissionError as error:
+                self.load_errors[key] = error
+                self.not_opened[key] = f"the submission could not be tested: {error}"
+            else:
+                self.ask_tries(self.open_proxies[key])
+        if key in self.not_opened:
+            pytest.skip(self.not_opened[key])
+        return self.open_proxies[key]
+
+    def _reference(self) -> ModuleType:
+        if self.reference_module is None:
+            pytest.fail("this check needs the reference solution, which is not available here")
+        return self.reference_module
+
+    def _tear_down(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        """After a submission's last test: the inputs to try of its failed checks, then its
+        worker ends."""
+        key = submission_key(item) or ""
+        if nextitem is None or submission_key(nextitem) != key:
+            self._close(key)
+
+    def _close(self, key: str) -> None:
+        proxy = self.open_proxies.pop(key, None)
+        if proxy is not None:
+            try:
+                self.try_offers(key, proxy)
+            finally:
+                self.entries[key].close()
 
     def _stage(
         self,
@@ -271,6 +327,9 @@ class GradingPlugin:
         return settled(outcomes, building_on)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        # A run stopped between two tests of a submission (Ctrl-C) leaves it open.
+        for key in list(self.open_proxies):
+            self._close(key)
         self.finished = True
 
 
@@ -299,44 +358,6 @@ def stage_notes(
     return data
 
 
-GRADING = pytest.StashKey[GradingPlugin]()
-
-
-def grading_of(request: pytest.FixtureRequest) -> GradingPlugin:
-    return request.config.stash[GRADING]
-
-
-@pytest.fixture(scope="session")
-def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionProxy]:
-    """The submission under test, opened once and closed after its last test."""
-    grading = grading_of(request)
-    entry = grading.entries[request.param]
-    try:
-        proxy = entry.open()
-    except EmptySlot:
-        pytest.skip("no submission in this slot")
-    except SubmissionError as error:
-        grading.load_errors[entry.key] = error
-        pytest.skip(f"the submission could not be tested: {error}")
-    grading.open_proxies[entry.key] = proxy
-    grading.ask_tries(proxy)
-    try:
-        yield proxy
-        grading.try_offers(entry.key, proxy)
-    finally:
-        del grading.open_proxies[entry.key]
-        entry.close()
-
-
-@pytest.fixture(scope="session")
-def reference(request: pytest.FixtureRequest) -> ModuleType:
-    """The reference solution, in the grading process, for hidden comparisons."""
-    module = grading_of(request).reference_module
-    if module is None:
-        pytest.fail("this check needs the reference solution, which is not available here")
-    return module
-
-
 def share_locations(items: list[pytest.Item]) -> None:
     """Work out where each grader test is written once, not once per submission.
 
@@ -354,6 +375,15 @@ def share_locations(items: list[pytest.Item]) -> None:
             found[function] = (path, line)
         elif "location" not in item.__dict__:
             item.__dict__["location"] = (*found[function], item.getmodpath())
+
+
+# What a grader test may ask for, which the plugin hands it.
+TEST_ARGUMENTS = ("submission", "reference")
+
+
+def arguments_of(item: pytest.Item) -> tuple[str, ...]:
+    """The names a test function takes (pytest adds `request` for a fixture that asks)."""
+    return tuple(name for name in getattr(item, "fixturenames", ()) if name != "request")
 
 
 def submission_key(item: pytest.Item) -> str | None:

@@ -16,7 +16,6 @@ from chunklab.kit import suite_dir
 from chunklab.lessons import Lesson
 from chunklab.scoring.outcomes import visible_first
 from chunklab.scoring.report import TestOutcome
-from chunklab.suite_run import plugin as fixtures
 from chunklab.suite_run.plugin import GradingPlugin, SuiteEntry
 from chunklab.suite_run.submission_proxy import SubmissionProxy
 
@@ -111,7 +110,7 @@ def run_suites(
     """Run the lesson's grader tests against every entry, in one pytest session."""
     grading = GradingPlugin(entries, reference=reference, visible_only=visible_only)
     with grading_environment():
-        exit_code = pytest.main(pytest_arguments(lesson), plugins=[grading, fixtures])
+        exit_code = pytest.main(pytest_arguments(lesson), plugins=[grading])
     if (
         grading.problems
         or not grading.finished

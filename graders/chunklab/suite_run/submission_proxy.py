@@ -1,6 +1,6 @@
 """What grader tests hold: the submission, reached only through JSON messages.
 
-The `submission` fixture is a `SubmissionProxy`. It never holds the
+A grader test's `submission` is a `SubmissionProxy`. It never holds the
 submission's objects: a call becomes a request to a backend (a worker
 process when grading, the same process for a student's self-check), and the
 answer comes back as plain data. Exceptions the submission raises come back
