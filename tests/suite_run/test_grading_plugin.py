@@ -198,7 +198,8 @@ def test_a_grader_test_that_asks_for_anything_but_its_submission_breaks_the_suit
         "@pytest.mark.rule('a rule')\n"
         "@pytest.mark.points(1)\n"
         "@pytest.mark.visibility('visible')\n"
-        "def test_extra(submission, reference, tmp_path):\n"
+        "@pytest.mark.parametrize('size', [3])\n"
+        "def test_extra(submission, reference, size, tmp_path):\n"
         "    pass\n"
     )
     grading = GradingPlugin([SuiteEntry("s0", lambda: None)])
@@ -209,6 +210,7 @@ def test_a_grader_test_that_asks_for_anything_but_its_submission_breaks_the_suit
         )
     [problem] = grading.problems
     asked, _, said = problem.partition(": ")
-    assert asked.startswith("test_extra.py::test_extra[s0] asks for ")
-    assert "tmp_path" in asked.split(" asks for ")[1].split(", ")
-    assert said == "a grader test is given submission and reference only"
+    assert asked.startswith("test_extra.py::test_extra[s0-3] asks for ")
+    named = asked.split(" asks for ")[1].split(", ")
+    assert "tmp_path" in named and "size" not in named
+    assert said == "a grader test is given submission and reference and its own parameters only"

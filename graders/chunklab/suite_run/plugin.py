@@ -119,11 +119,11 @@ class GradingPlugin:
             missing = [m for m in ("rule", "points", "visibility") if not marks[m]]
             if missing:
                 self.problems.append(f"{item.nodeid} has no {', '.join(missing)} marker")
-            others = [name for name in arguments_of(item) if name not in TEST_ARGUMENTS]
+            others = [name for name in arguments_of(item) if name not in given_to(item)]
             if others:
                 self.problems.append(
                     f"{item.nodeid} asks for {', '.join(others)}: a grader test is given "
-                    f"{' and '.join(TEST_ARGUMENTS)} only"
+                    f"{' and '.join(TEST_ARGUMENTS)} and its own parameters only"
                 )
         if self.visible_only:
             hidden = [i for i in items if not self.visible(i)]
@@ -184,14 +184,20 @@ class GradingPlugin:
         return True
 
     def _set_up(self, item: pytest.Item) -> None:
-        """Hand the test its arguments: its submission, opened at its first test, and the
-        reference."""
+        """Hand the test its arguments: its submission, opened at its first test, the
+        reference, and the values of its own parameters."""
         assert isinstance(item, pytest.Function)
+        params = item.callspec.params if hasattr(item, "callspec") else {}
         given: dict[str, object] = {}
         for name in arguments_of(item):
-            if name not in TEST_ARGUMENTS:
-                pytest.fail(f"a grader test is given {' and '.join(TEST_ARGUMENTS)} only")
-            given[name] = self._opened(item) if name == "submission" else self._reference()
+            if name == "submission":
+                given[name] = self._opened(item)
+            elif name == "reference":
+                given[name] = self._reference()
+            elif name in params:
+                given[name] = params[name]  # the test's own parametrize
+            else:
+                pytest.fail(f"{name}: a grader test is given {' and '.join(TEST_ARGUMENTS)} only")
         item.funcargs = given
 
     def _opened(self, item: pytest.Item) -> SubmissionProxy:
@@ -377,8 +383,14 @@ def share_locations(items: list[pytest.Item]) -> None:
             item.__dict__["location"] = (*found[function], item.getmodpath())
 
 
-# What a grader test may ask for, which the plugin hands it.
+# What a grader test may ask for besides its own parameters, which the plugin hands it.
 TEST_ARGUMENTS = ("submission", "reference")
+
+
+def given_to(item: pytest.Item) -> set[str]:
+    """What a grader test may ask for: its submission, the reference, its own parameters."""
+    spec = getattr(item, "callspec", None)
+    return {*TEST_ARGUMENTS, *(spec.params if spec is not None else ())}
 
 
 def arguments_of(item: pytest.Item) -> tuple[str, ...]:
