@@ -332,6 +332,8 @@ def is_plain(value, depth=0):
     Looked at a level of nesting at a time, each level's values sorted by type at C
     speed: a long document's answer is a list of thousands of chunk dicts.
     """
+    if type(value) is list and set(map(type, value)) <= ONLY_STR:
+        return True  # most answers are chunks: what the levels below would find, at once
     level = [value]
     while level:
         kinds = set(map(type, level))
