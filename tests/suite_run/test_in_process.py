@@ -119,3 +119,22 @@ def test_the_behaviours_differ_from_the_reference(sandboxed: dict[str, dict[str,
     always_equal, empty = sandboxed["always_equal"], sandboxed["empty_list"]
     assert always_equal["score"] == empty["score"] < empty["max_score"] / 4
     assert [t["outcome"] for t in always_equal["tests"]] == [t["outcome"] for t in empty["tests"]]
+
+
+def test_code_checked_in_the_grading_process_sees_no_sign_of_the_test_running_it(
+    chunklab, monkeypatch, tmp_path
+) -> None:
+    # In a self-check without a sandbox the code runs in the grading process: it must
+    # find there what a worker shows it, not pytest's name for the test under way.
+    monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)  # this suite's own
+    path = tmp_path / "char_chunk.py"
+    path.write_text(
+        REFERENCE + "\nimport os\n"
+        "def chunk(text, size, overlap):\n"
+        "    if os.environ.get('PYTEST_CURRENT_TEST'):\n"
+        "        return []\n"
+        f"    return {CALL}\n"
+    )
+    here = json.loads(chunklab("check", "char_chunk", path, "--in-process", "--json").stdout)
+    sandboxed = json.loads(chunklab("check", "char_chunk", path, "--json").stdout)
+    assert here["score"] == sandboxed["score"] == here["max_score"]
