@@ -140,9 +140,10 @@ class GradeReport:
             "status": self.status,
             "score": self.score,
             "max_score": self.max_score,
-            "tests": [{**asdict(t), "score": t.score} for t in self.tests],
-            "errors": [asdict(p) for p in self.errors],
-            "warnings": [asdict(p) for p in self.warnings],
+            # Their fields are all str or float: their own dicts, not `asdict`'s deep copies.
+            "tests": [{**vars(t), "score": t.score} for t in self.tests],
+            "errors": [dict(vars(p)) for p in self.errors],
+            "warnings": [dict(vars(p)) for p in self.warnings],
             "duration_s": round(self.duration_s, DURATION_DIGITS),
             "isolation": self.isolation,
             "isolation_gaps": list(self.isolation_gaps),
