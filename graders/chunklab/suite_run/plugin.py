@@ -121,10 +121,7 @@ class GradingPlugin:
                 self.problems.append(f"{item.nodeid} has no {', '.join(missing)} marker")
             others = [name for name in arguments_of(item) if name not in given_to(item)]
             if others:
-                self.problems.append(
-                    f"{item.nodeid} asks for {', '.join(others)}: a grader test is given "
-                    f"{' and '.join(TEST_ARGUMENTS)} and its own parameters only"
-                )
+                self.problems.append(f"{item.nodeid} asks for {', '.join(others)}: {ONLY_GIVEN}")
         if self.visible_only:
             hidden = [i for i in items if not self.visible(i)]
             items[:] = [i for i in items if self.visible(i)]
@@ -173,8 +170,8 @@ class GradingPlugin:
         pytest's own protocol also announces every test and every report to all
         plugins (for a terminal, a log, a debugger) and names the running test
         in the environment at each stage. A grading run has none of those, and
-        it runs thousands of tests. Fixtures are set up and torn down through
-        pytest's own hooks, as there.
+        it runs thousands of tests. A test's arguments are handed to it here
+        (`_set_up`), not by pytest's fixtures.
         """
         if self._stage(item, "setup", lambda: self._set_up(item)):
             self._stage(item, "call", lambda: self._run(item))
@@ -197,7 +194,7 @@ class GradingPlugin:
             elif name in params:
                 given[name] = params[name]  # the test's own parametrize
             else:
-                pytest.fail(f"{name}: a grader test is given {' and '.join(TEST_ARGUMENTS)} only")
+                pytest.fail(f"{name}: {ONLY_GIVEN}")  # the suite is broken (see above)
         item.funcargs = given
 
     def _opened(self, item: pytest.Item) -> SubmissionProxy:
@@ -385,6 +382,7 @@ def share_locations(items: list[pytest.Item]) -> None:
 
 # What a grader test may ask for besides its own parameters, which the plugin hands it.
 TEST_ARGUMENTS = ("submission", "reference")
+ONLY_GIVEN = f"a grader test is given {' and '.join(TEST_ARGUMENTS)} and its own parameters only"
 
 
 def given_to(item: pytest.Item) -> set[str]:
