@@ -16,9 +16,10 @@ inside a cgroup of its own, and splits the CPU of every process:
   worker makes, as calls) is replayed in this process on the
   worker's own code (`worker_main.serve`), timing the submission's calls apart
   from the worker's protocol (reading requests, loading, checking and writing
-  answers, digests). Calls stopped at their limit are not replayed: with the
-  workers' life (fork, confinement, ending) they are what the replay does not
-  account for.
+  answers, digests). Calls stopped at their limit (or that ended their worker)
+  are not replayed: their CPU is what the grading process counted for them when
+  it stopped them. What is left is the workers' life (fork, confinement,
+  ending) and the inputs to try stopped in the worker's child.
 
 Shares are of all the CPU the run used. The replay runs outside the sandbox, so
 the worker's split is an estimate; the totals are measured.
@@ -107,14 +108,17 @@ def grader_split(folder: Path, scratch: Path) -> Counter[str]:
     return Counter({part: count / total for part, count in parts.items()})
 
 
-def noting_requests() -> list[list[str]]:
-    """Every request line the backends send, one list per submission's backend."""
+def noting_requests() -> tuple[list[list[str]], Counter[str]]:
+    """Every request line the backends send, one list per submission's backend; and the
+    own CPU seconds of the calls stopped at their limit (or that ended their worker)."""
     sent: list[list[str]] = []
-    request, request_many, request_tries, init = (
+    stopped: Counter[str] = Counter()
+    request, request_many, request_tries, init, spend = (
         SandboxBackend.request,
         SandboxBackend.request_many,
         SandboxBackend.request_tries,
         SandboxBackend.__init__,
+        SandboxBackend._spend,
     )
 
     def start(self, zygote, cells, limits, reference=None, local_modules=()) -> None:  # type: ignore[no-untyped-def]
@@ -141,14 +145,23 @@ def noting_requests() -> list[list[str]]:
         self.noted.append(json.dumps({"op": "calls", "calls": answered}))
         return outcomes
 
+    # A request whose worker is gone afterwards had a call stopped (or the worker ended by
+    # the code): the worker's own time the grader counts for it is that call's, as its
+    # watch last saw it.
+    def spent(self, worker, started, mark):  # type: ignore[no-untyped-def]
+        if not worker.alive:
+            stopped["seconds"] += max(0.0, worker.own_seconds_since(mark))
+        spend(self, worker, started, mark)
+
     SandboxBackend.__init__, SandboxBackend.request, SandboxBackend.request_many = start, one, many
-    SandboxBackend.request_tries = tries
-    return sent
+    SandboxBackend.request_tries, SandboxBackend._spend = tries, spent
+    return sent, stopped
 
 
-def grade_here(folder: Path) -> tuple[float, list[list[str]]]:
-    """Grade `folder` in this process: its CPU, and the requests each backend sent."""
-    sent = noting_requests()
+def grade_here(folder: Path) -> tuple[float, list[list[str]], float]:
+    """Grade `folder` in this process: its CPU, the requests each backend sent, and the own
+    CPU seconds of the calls stopped at their limit."""
+    sent, stopped = noting_requests()
     before = resource.getrusage(resource.RUSAGE_SELF)
     with open(os.devnull, "w") as quiet:
         stdout, sys.stdout = sys.stdout, quiet
@@ -157,7 +170,8 @@ def grade_here(folder: Path) -> tuple[float, list[list[str]]]:
         finally:
             sys.stdout = stdout
     after = resource.getrusage(resource.RUSAGE_SELF)
-    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, sent
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return cpu, sent, stopped["seconds"]
 
 
 def replay_shares(sent: list[list[str]]) -> Counter[str]:
@@ -204,12 +218,13 @@ def replay_shares(sent: list[list[str]]) -> Counter[str]:
 
 
 def print_own(folder: Path) -> int:
-    """The submissions' own CPU for every call of theirs that answered (the replay's), as JSON:
-    what grading them costs at the least, whatever grades them."""
-    _, sent = grade_here(folder)
+    """The submissions' own CPU for every call of theirs that answered (the replay's), and
+    for the calls stopped at their limit (as the grader counted them), as JSON: what grading
+    them costs at the least, whatever grades them under the lessons' limits."""
+    _, sent, stopped = grade_here(folder)
     replayed = replay_shares(sent)
     own = sum(seconds for part, seconds in replayed.items() if "own calls" in part)
-    print(json.dumps({"submissions": len(sent), "own_s": own}))
+    print(json.dumps({"submissions": len(sent), "own_s": own, "stopped_s": stopped}))
     return 0
 
 
@@ -240,7 +255,7 @@ def main() -> int:
             (counter.folder / "cgroup.procs").write_text(str(os.getpid()))
             try:
                 started = read()
-                own, sent = grade_here(folder)
+                own, sent, stopped = grade_here(folder)
                 total = read() - started
             finally:
                 # Back where it was, so that the group can be removed.
@@ -251,12 +266,21 @@ def main() -> int:
     scale = min(1.0, workers / max(sum(replayed.values()), 1e-9))
     for part, seconds in replayed.items():
         rows[f"worker: {part}"] = seconds * scale
-    rows["worker: calls stopped at their limit, the workers' life"] = max(
-        0.0, workers - sum(replayed.values()) * scale
+    # Counted by the grader as it stopped them, in a grading of its own: never more than
+    # what the replay leaves unexplained.
+    left = max(0.0, workers - sum(replayed.values()) * scale)
+    rows["worker: calls stopped at their limit"] = min(stopped, left)
+    rows["worker: the workers' life (fork, confinement, ending), tries stopped"] = max(
+        0.0, left - stopped
     )
     print(f"{count} submissions, {total:.2f} s of CPU in all, {total / count * 1000:.1f} ms each")
     for part, seconds in sorted(rows.items(), key=lambda row: -row[1]):
         print(f"{seconds / total:6.1%}  {seconds / count * 1000:7.1f} ms  {part}")
+    print(
+        f"the calls stopped at their limit, as the grader counted them: "
+        f"{stopped / count * 1000:.1f} ms each; what the replay leaves unexplained: "
+        f"{left / count * 1000:.1f} ms each"
+    )
     return 0
 
 

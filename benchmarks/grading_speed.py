@@ -55,6 +55,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import itertools
 import json
 import os
 import resource
@@ -63,7 +64,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -476,15 +477,10 @@ def least_floors(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any
     return least
 
 
-def add_ratios(
-    figures: dict[str, Any], kits: list[KitUnderTest], floor: float, floors: dict[str, Any]
+def add_cold_ratios(
+    figures: dict[str, Any], kits: list[KitUnderTest], floors: dict[str, Any]
 ) -> None:
-    """Every "x floor" of `figures`, against `floor` (the classes' floor a submission)."""
-    for key in ("py", "ipynb", "looping_py"):
-        figures[key]["floor_ms"] = round(floor * 1000, 2)
-        for kit in kits:
-            mine = figures[key][kit.name]
-            mine["ratio_to_floor"] = round(mine["cpu_ms_per_submission"] / 1000 / floor, 2)
+    """The cold submission's "x floor", against char_chunk's floor."""
     cold, single = figures["cold_single"], floors["char_chunk"]["seconds"]
     cold["floor_ms"] = round(single * 1000, 2)
     for kit in kits:
@@ -528,11 +524,18 @@ def grade_figures(
     paths: list[Path],
     count: int,
     repeat: int,
+    floor_now: Callable[[], float],
 ) -> dict[str, Any]:
-    """Each kit grades the same submissions `repeat` times, the kits taking turns; medians."""
+    """Each kit grades the same submissions `repeat` times, the kits taking turns; medians.
+
+    The class's floor (`floor_now`, seconds a submission) is measured before each turn
+    and after the last: each run's "x floor" is its CPU over the lesser of the floors
+    measured next to it, so a machine whose speed drifts over minutes (this one's does,
+    by a third) compares a run with the floor of its own minutes."""
     walls: dict[str, list[float]] = {kit.name: [] for kit in kits}
     cpus: dict[str, list[float]] = {kit.name: [] for kit in kits}
     scores: dict[str, dict[str, float]] = {}
+    floors = [floor_now()]
     for _ in range(repeat):
         for kit in kits:
             elapsed, cpu, these = grade_once(counter, kit, paths, count)
@@ -544,14 +547,23 @@ def grade_figures(
             scores[kit.name] = these
             walls[kit.name].append(elapsed)
             cpus[kit.name].append(cpu)
-    figures: dict[str, Any] = {"submissions": count}
+        floors.append(floor_now())
+    near = [min(before, after) for before, after in itertools.pairwise(floors)]
+    figures: dict[str, Any] = {
+        "submissions": count,
+        "floor_ms": round(statistics.median(near) * 1000, 2),
+        "floor_ms_each_turn": [round(floor * 1000, 2) for floor in near],
+    }
     for kit in kits:
         wall, cpu = statistics.median(walls[kit.name]), statistics.median(cpus[kit.name])
+        ratios = [one / count / floor for one, floor in zip(cpus[kit.name], near, strict=True)]
         figures[kit.name] = {
             "seconds": round(wall, 2),
             "per_second": round(count / wall, 1),
             "per_second_each_run": [round(count / one, 1) for one in walls[kit.name]],
             "cpu_ms_per_submission": round(cpu / count * 1000, 1),
+            "ratio_to_floor": round(statistics.median(ratios), 2),
+            "ratio_to_floor_each_run": [round(ratio, 2) for ratio in ratios],
         }
     first = scores[kits[0].name]
     figures["scores"] = first
@@ -563,13 +575,17 @@ def grade_figures(
 
 def own_figures(folder: Path, count: int) -> dict[str, Any]:
     """The class's own work: its submissions' CPU for every call of theirs that answered,
-    made again in one process (`cpu_shares.py --own`). No grader can cost less; calls
-    stopped at a limit are not made again, so it is a lower bound."""
+    made again in one process, and for the calls stopped at their limit, as the grader
+    counted them (`cpu_shares.py --own`). No grader can cost less under the lessons'
+    limits (the long-document rule runs work that grows with the square up to its cap)."""
     done = run([sys.executable, str(KIT / "benchmarks" / "cpu_shares.py"), "--own", str(folder)])
     assert done.returncode == 0, done.stderr[-2000:]
     own = json.loads(done.stdout.splitlines()[-1])
     assert own["submissions"] == count, own
-    return {"cpu_ms_per_submission": round(own["own_s"] / count * 1000, 1)}
+    return {
+        "cpu_ms_per_submission": round(own["own_s"] / count * 1000, 1),
+        "stopped_ms_per_submission": round(own["stopped_s"] / count * 1000, 1),
+    }
 
 
 def cold_figures(counter: CpuCounter, kits: list[KitUnderTest], repeat: int) -> dict[str, Any]:
@@ -699,8 +715,13 @@ def main() -> int:
             "ipynb": [scratch / "ipynb"],
             "looping_py": [scratch / "looping"],
         }
+        names = [path.name for path in py]
+
+        def class_floor() -> float:
+            return floor_of(names, lesson_floors(counter, repeat=1))
+
         for key, paths in classes.items():
-            figures[key] = grade_figures(counter, kits, paths, len(py), args.repeat)
+            figures[key] = grade_figures(counter, kits, paths, len(py), args.repeat, class_floor)
         real = figures["looping_py"]
         slow = [name for name, what in looping.items() if what.startswith("slow:")]
         real["loops"] = sum(what.startswith("loop:") for what in looping.values())
@@ -720,7 +741,7 @@ def main() -> int:
         # minutes slows every run of the floor, and the least of all of them counts.
         floors = least_floors(floors, lesson_floors(counter))
         figures["floors"] = floors
-        add_ratios(figures, kits, floor_of([path.name for path in py], floors), floors)
+        add_cold_ratios(figures, kits, floors)
     print_table(figures)
     for key in classes:
         figures[key].pop("scores")
@@ -774,17 +795,29 @@ def print_table(figures: dict[str, Any]) -> None:
             for lesson in LESSONS
         )
     )
+    print(
+        "x floor of a class: each run over the class's floor measured next to it (the lesser "
+        "of the measures just before and just after), the median of the runs: "
+        + "; ".join(
+            f"{what}: floors {figures[key]['floor_ms_each_turn']} ms, "
+            + ", ".join(f"{kit} {figures[key][kit]['ratio_to_floor_each_run']}" for kit in kits)
+            for key, what in names.items()
+        )
+    )
     if len(kits) > 1:
         for key, what in names.items():
             print(
                 f"scores that differ between the kits, {what}: {figures[key]['different_scores']}"
             )
     own, cpus = figures["own"]["cpu_ms_per_submission"], figures["cpus"]
-    times_own = [f"{kit} {figures['py'][kit]['cpu_ms_per_submission'] / own:.2f}" for kit in kits]
+    least = own + figures["own"]["stopped_ms_per_submission"]
+    times_own = [f"{kit} {figures['py'][kit]['cpu_ms_per_submission'] / least:.2f}" for kit in kits]
     print(
-        f"the .py class's own work (its submissions' CPU for the calls that answered, made "
-        f"again in one process): {own} ms a submission, at most {round(cpus * 1000 / own, 1)} "
-        f"a second on {cpus} CPUs whatever grades them; CPU over it: {', '.join(times_own)}"
+        f"the .py class's own work: {own} ms a submission for the calls that answered (made "
+        f"again in one process), {least} ms with the calls stopped at their limit (as the "
+        f"grader counted them): {least / figures['py']['floor_ms']:.2f} x floor, at most "
+        f"{round(cpus * 1000 / least, 1)} a second on {cpus} CPUs whatever grades them; "
+        f"CPU over it: {', '.join(times_own)}"
     )
     real = figures["looping_py"]
     print(f"slow but correct files at full marks: {real['slow_at_full_marks']} of {real['slow']}")
