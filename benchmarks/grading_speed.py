@@ -718,7 +718,7 @@ def main() -> int:
         names = [path.name for path in py]
 
         def class_floor() -> float:
-            return floor_of(names, lesson_floors(counter, repeat=1))
+            return floor_of(names, lesson_floors(counter))
 
         for key, paths in classes.items():
             figures[key] = grade_figures(counter, kits, paths, len(py), args.repeat, class_floor)
