@@ -810,7 +810,7 @@ def print_table(figures: dict[str, Any]) -> None:
                 f"scores that differ between the kits, {what}: {figures[key]['different_scores']}"
             )
     own, cpus = figures["own"]["cpu_ms_per_submission"], figures["cpus"]
-    least = own + figures["own"]["stopped_ms_per_submission"]
+    least = round(own + figures["own"]["stopped_ms_per_submission"], 1)
     times_own = [f"{kit} {figures['py'][kit]['cpu_ms_per_submission'] / least:.2f}" for kit in kits]
     print(
         f"the .py class's own work: {own} ms a submission for the calls that answered (made "
