@@ -123,7 +123,10 @@ def noting_requests() -> tuple[list[list[str]], Counter[str]]:
 
     def start(self, zygote, cells, limits, reference=None, local_modules=()) -> None:  # type: ignore[no-untyped-def]
         init(self, zygote, cells, limits, reference, local_modules)
-        self.noted = [json.dumps({"op": "load", "cells": self.cells})]
+        # The load as the backend sends it, with its own time: a file that loops at its
+        # top level is stopped in the replay as in the worker.
+        load = {"op": "load", "cells": self.cells, "local_modules": self.local_modules}
+        self.noted = [json.dumps({**load, "seconds": self._load_seconds()})]
         sent.append(self.noted)
 
     # Only calls that answered are noted: one stopped at its limit would run on here.
