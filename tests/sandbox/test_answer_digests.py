@@ -12,10 +12,17 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from chunklab.contract import MOST_PLAIN_DEPTH, CallTimedOut, is_plain, known_answer
+from chunklab.contract import (
+    MOST_PLAIN_DEPTH,
+    CallTimedOut,
+    answer_bytes,
+    is_plain,
+    known_answer,
+)
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker import WorkerProcess
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
+from chunklab.suite_run import submission_proxy
 from chunklab.suite_run.submission_proxy import NotPlainData, SubmissionProxy
 from tests.sandbox.sandbox_workers import Workers
 
@@ -149,16 +156,18 @@ def test_a_replayed_digest_never_passes_for_a_right_one(sandboxed):
 # What a student could work out at home without the call's key: the digest of the right
 # answer's JSON. The worker is made to answer with digests built from it in two ways.
 PRECOMPUTER = """
-import hashlib, sys
+import hashlib, marshal, sys
 
 KNOWN = None
+RIGHT = None
 
 def chunk(text, size, overlap):
     return [text[i:i + size] for i in range(0, len(text), size - overlap)]
 
 def learn(text, size, overlap):
-    global KNOWN
-    KNOWN = hashlib.blake2b(json_of({"ok": chunk(text, size, overlap)})).digest()
+    global KNOWN, RIGHT
+    RIGHT = chunk(text, size, overlap)
+    KNOWN = hashlib.blake2b(json_of({"ok": RIGHT})).digest()
     return True
 
 def json_of(value):
@@ -169,10 +178,12 @@ def forge(way):
     frame = sys._getframe()
     while frame is not None and "answer_digest" not in frame.f_globals:
         frame = frame.f_back
+    # The right answer's size, so that the grader does make a digest to compare with.
+    size = len(marshal.dumps(RIGHT, frame.f_globals["DIGEST_FORMAT"]))
     def answer_digest(key, answer):
         if way == "keyed":
-            return hashlib.blake2b(KNOWN, key=bytes.fromhex(key)).hexdigest()
-        return hashlib.blake2b(bytes.fromhex(key) + KNOWN).hexdigest()
+            return hashlib.blake2b(KNOWN, key=bytes.fromhex(key)).hexdigest(), size
+        return hashlib.blake2b(bytes.fromhex(key) + KNOWN).hexdigest(), size
     frame.f_globals["answer_digest"] = answer_digest
     return True
 
@@ -290,6 +301,70 @@ def test_an_answer_known_right_for_the_call_comes_back_as_itself(sandboxed, answ
     value, _ = submission.chunk.measuring(reference, also=[["x"], other_right])(TEXT, 10, 2)
     assert value is other_right
     assert len(answer_lines) == 1 and len(answer_lines[0]) < 200
+
+
+def count_digests(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the answers the grader makes a keyed digest of, from now on."""
+    sizes: list[int] = []
+    real = submission_proxy.digest_of_bytes
+
+    def counted(key: str, data: bytes) -> str:
+        sizes.append(len(data))
+        return real(key, data)
+
+    monkeypatch.setattr(submission_proxy, "digest_of_bytes", counted)
+    return sizes
+
+
+def test_only_the_known_answers_of_the_answers_size_are_digested(sandboxed, monkeypatch):
+    submission = sandboxed(CHUNKER)
+    right = local_chunks(TEXT, 10, 2)
+    others = [local_chunks(TEXT, 10, 3), local_chunks(TEXT, 12, 2), right[:-1]]
+    sizes = count_digests(monkeypatch)
+    value, _ = submission.chunk.measuring(others[0], also=[*others[1:], right])(TEXT, 10, 2)
+    assert value is right
+    assert sizes == [len(answer_bytes(right))]
+
+
+def test_a_wrong_answer_is_digested_against_no_known_answer_of_another_size(
+    sandboxed, monkeypatch, answer_lines
+):
+    submission = sandboxed(CHUNKER)
+    known = [local_chunks(TEXT, 10, 3), local_chunks(TEXT, 12, 2)]
+    sizes = count_digests(monkeypatch)
+    answer_lines.clear()
+    value, _ = submission.chunk.measuring(known[0], also=known[1:])(TEXT, 10, 2)
+    assert value == local_chunks(TEXT, 10, 2)
+    assert sizes == []
+    assert len(answer_lines) == 2  # the digest, then the answer itself
+
+
+# Makes the worker give a size its answer's bytes do not have, with the right digest.
+SIZE_LIAR = """
+import sys
+
+def chunk(text, size, overlap):
+    return [text[i:i + size] for i in range(0, len(text), size - overlap)]
+
+def lie():
+    frame = sys._getframe()
+    while frame is not None and "answer_digest" not in frame.f_globals:
+        frame = frame.f_back
+    names = frame.f_globals
+    real = names["answer_digest"]
+    names["answer_digest"] = lambda key, answer: (real(key, answer)[0], 3)
+    return True
+"""
+
+
+def test_a_size_that_lies_only_makes_a_right_answer_cross_whole(sandboxed, answer_lines):
+    submission = sandboxed(SIZE_LIAR)
+    assert submission.lie() is True
+    right = local_chunks(TEXT, 10, 2)
+    answer_lines.clear()
+    value, _ = submission.chunk.measuring(right)(TEXT, 10, 2)
+    assert value == right and value is not right
+    assert len(answer_lines) == 2
 
 
 def test_an_answer_kept_as_its_line_is_known_by_its_digest_alone(sandboxed, answer_lines):

@@ -305,6 +305,11 @@ def test_an_answer_that_fits_its_request_is_handed_on(answering, reply, request_
         ('{"digest": "\u00e9"}', {**CALL, "digest": "ab" * 32}),
         ('{"digest": "' + "0" * 127 + '"}', {**CALL, "digest": "ab" * 32}),
         ('{"digest": 7}', {**CALL, "digest": "ab" * 32}),
+        # The size of the answer's bytes, if given, is a count.
+        ('{"digest": "' + "0a" * 64 + '", "size": -1}', {**CALL, "digest": "ab" * 32}),
+        ('{"digest": "' + "0a" * 64 + '", "size": "9"}', {**CALL, "digest": "ab" * 32}),
+        ('{"digest": "' + "0a" * 64 + '", "size": 9.0}', {**CALL, "digest": "ab" * 32}),
+        ('{"digest": "' + "0a" * 64 + '", "size": 9, "x": 1}', {**CALL, "digest": "ab" * 32}),
     ],
 )
 def test_a_digest_that_does_not_fit_its_request_is_a_broken_protocol(answering, reply, request_):
@@ -318,6 +323,8 @@ def test_a_digest_that_does_not_fit_its_request_is_a_broken_protocol(answering, 
     "reply",
     [
         '{"digest": "' + "0a" * 64 + '"}',
+        '{"digest": "' + "0a" * 64 + '", "size": 0}',
+        '{"digest": "' + "0a" * 64 + '", "size": 1048576}',
         '{"ok": ["a"]}',
         '{"raised": {"type": "E", "message": "m"}}',
     ],

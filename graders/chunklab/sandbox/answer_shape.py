@@ -97,8 +97,9 @@ def checked_answer(answer: object, expected: Expected) -> dict[str, Any]:
         fits = len(answer) == 1 and "handle" in answer
         fits = fits and same_handle(answer["handle"], expected.handle)
     elif expected.kind == "digest" and "digest" in answer:
-        digest = answer["digest"]
-        fits = set(answer) == {"digest"} and type(digest) is str and bool(DIGEST.fullmatch(digest))
+        digest, size = answer["digest"], answer.get("size", 0)
+        fits = set(answer) <= {"digest", "size"} and type(size) is int and size >= 0
+        fits = fits and type(digest) is str and bool(DIGEST.fullmatch(digest))
     elif expected.kind == "left" and "left" in answer:
         left = {key: value for key, value in answer.items() if key != "left"}
         fits = value_answer(left, "inputs") and value_answer(answer["left"], "call")

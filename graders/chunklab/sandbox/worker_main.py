@@ -421,8 +421,9 @@ def encode(value, depth=0):
 
 
 def answer_digest(key, value):
-    """A digest of a returned value, keyed by the grader for this call; None for a value
-    that is not made only of exact builtin types (it crosses itself).
+    """A digest of a returned value, keyed by the grader for this call, and the size of the
+    bytes it is made of; None for a value that is not made only of exact builtin types (it
+    crosses itself).
 
     The grader compares it with the digest of the answer it expects, so a long
     answer that is right need not cross. The key is new for every call and
@@ -430,13 +431,15 @@ def answer_digest(key, value):
     the call, so only the right answer itself, made within the call, gives it.
     The bytes are `marshal`'s, which write exact builtin types only (a subclass
     is refused, and no method of the submission's runs) and are made at C speed:
-    a long document's answer is some fifteen thousand dicts.
+    a long document's answer is some fifteen thousand dicts. The size only tells the
+    grader which of the answers it knows right to make a digest of (each is a megabyte or
+    more): a wrong size can only make a right answer cross whole.
     """
     try:
         data = marshal.dumps(value, DIGEST_FORMAT)
     except (ValueError, MemoryError):
         return None
-    return digest_of_bytes(key, data)
+    return digest_of_bytes(key, data), len(data)
 
 
 def inputs_digest(key, arguments):
@@ -630,11 +633,11 @@ class Session:
                 # Asked with calls sent together, where no request for them can follow.
                 answer["left"] = plain_answer(arguments)
         if asked_by_digest and "ok" in answer:
-            digest = answer_digest(request["digest"], answer["ok"])
-            if digest is None:
+            digested = answer_digest(request["digest"], answer["ok"])
+            if digested is None:
                 return plain_answer(answer["ok"])
             self.kept = (answer["ok"],)
-            return {"digest": digest}
+            return {"digest": digested[0], "size": digested[1]}
         return answer
 
     def tries(self, calls, seconds, after_a_stop, most_stops, wall_factor, end=None):
