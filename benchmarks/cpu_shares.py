@@ -28,6 +28,7 @@ the worker's split is an estimate; the totals are measured.
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 import os
@@ -180,6 +181,11 @@ def grade_here(folder: Path) -> tuple[float, list[list[str]], float]:
 def replay_shares(sent: list[list[str]]) -> Counter[str]:
     """The worker's CPU for the requests sent: the submission's calls, and the rest."""
     worker_main.KIT_TEXTS.update({name: str(kit_text(name)) for name in kit_text_files()})
+    # What this process holds (the grading it replays, pytest's sessions) is put out of the
+    # garbage collector's sight, as the zygote's is in a worker: else every collection the
+    # replayed calls set off would walk it, and count as theirs.
+    gc.collect()
+    gc.freeze()
     spent: Counter[str] = Counter()
     answer, plain_answer = worker_main.Session.answer, worker_main.plain_answer
 

@@ -26,16 +26,20 @@ the output says so.
 The floor is the reference solutions' own CPU for the calls the grader makes
 into a submission (the inputs to try, asked before the tests, included), measured
 here: each lesson's reference is graded once with its calls noted, and the same
-calls are then made on the reference alone and timed, plus what one fork of a
-worker costs. It is measured before and after the gradings, three times each, and
-the least counts. A figure's ratio is its CPU per submission over the floor of the
-same submissions.
+calls are then made on the reference alone, in a fork of a process that holds
+only the reference and the kit's texts (a worker is a fork of the zygote), the
+CPU of the fork and of its child counted: the pages the calls fill are the
+child's to fault in, as a worker's are, and what the process held before the
+fork is out of the garbage collector's sight, as the zygote's is. It is measured
+before and after the gradings, three times each, and the least counts. A
+figure's ratio is its CPU per submission over the floor of the same submissions.
 
 The class's own work is what its submissions' own code costs: every call of theirs
-that answered in a grading, made again in one process and timed
-(`cpu_shares.py --own`). No grader can cost less than that, so it bounds how many
-submissions a second the machine's CPUs can grade. Calls stopped at a limit are
-not made again: it is a lower bound for a class with code that grows too fast.
+that answered in a grading, made again in one process (what it held before out of
+the garbage collector's sight) and timed (`cpu_shares.py --own`). No grader can
+cost less than that, so it bounds how many submissions a second the machine's
+CPUs can grade. Calls stopped at a limit are not made again: it is a lower bound
+for a class with code that grows too fast.
 
 With `--against COMMIT`, every figure is also measured for the kit at COMMIT
 (a git worktree of it), the two kits taking turns, in the same run: on a busy
@@ -373,14 +377,11 @@ class CpuCounter:
 
 # --- The floor -----------------------------------------------------------------------------
 
-# Grades one file in this process with every call into the submission noted, then makes
-# the same calls on the reference alone: prints the reference's CPU seconds for them.
+# Grades one file in this process with every call into the submission noted, and prints
+# the calls as JSON.
 FLOOR_PROBE = r"""
-import json, sys, time
-from pathlib import Path
+import json, sys
 from chunklab.cli import main
-from chunklab.kit import Kit, load_reference
-from chunklab.kit_texts import call_arguments
 from chunklab.lessons import get_lesson
 from chunklab.sandbox.backend import SandboxBackend
 
@@ -416,61 +417,90 @@ with open("/dev/null", "w") as quiet:
     stdout, sys.stdout = sys.stdout, quiet
     main(["grade", "--jobs", "1", "--quiet", "--lesson", lesson.id, sys.argv[2]])
     sys.stdout = stdout
-reference = load_reference(Kit(Path.cwd()), lesson)
-objects, spent = {}, 0.0
-for message in noted:
-    target = (
-        getattr(objects.get(message.get("handle")), message["name"], None)
-        if message["op"] == "method"
-        else getattr(reference, message["name"], None)
-    )
-    if target is None:
-        continue
-    started = time.thread_time()
-    try:
-        # A long text is named in the request, not sent: the reference gets the text itself.
-        made = target(*call_arguments(message), **message.get("kwargs", {}))
-    except Exception:
-        made = None
-    spent += time.thread_time() - started
-    if message["op"] == "new":
-        objects[message["handle"]] = made
-print(json.dumps({"calls": len(noted), "cpu_s": spent}))
+print(json.dumps(noted))
 """
 
-FORK_PROBE = """
-import os, sys
-for _ in range(int(sys.argv[1])):
+# Makes the noted calls (a file of JSON) on the lesson's reference, in a fork of this
+# process, which holds only the reference and the kit's texts (as a worker is a fork of the
+# zygote): prints the CPU of the fork and of its child, the least of three.
+CALLS_PROBE = r"""
+import gc, json, os, resource, sys, time
+from pathlib import Path
+from chunklab.kit import Kit, load_reference
+from chunklab.kit_texts import call_arguments
+from chunklab.lessons import get_lesson
+
+lesson = get_lesson(sys.argv[1])
+noted = json.loads(Path(sys.argv[2]).read_text())
+reference = load_reference(Kit(Path.cwd()), lesson)
+# A long text is named in the request, not sent: the reference gets the text itself, read
+# before the fork (the zygote holds the kit's texts).
+calls = [(message, call_arguments(message), message.get("kwargs", {})) for message in noted]
+# As in the zygote: what this process holds is out of the garbage collector's sight.
+gc.collect()
+gc.freeze()
+
+
+def make_calls():
+    objects = {}
+    for message, args, kwargs in calls:
+        target = (
+            getattr(objects.get(message.get("handle")), message["name"], None)
+            if message["op"] == "method"
+            else getattr(reference, message["name"], None)
+        )
+        if target is None:
+            continue
+        try:
+            made = target(*args, **kwargs)
+        except Exception:
+            made = None
+        if message["op"] == "new":
+            objects[message["handle"]] = made
+
+
+def children_cpu():
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+spent = []
+for _ in range(3):
+    child_before, started = children_cpu(), time.thread_time()
     pid = os.fork()
     if pid == 0:
+        make_calls()
         os._exit(0)
     os.waitpid(pid, 0)
+    spent.append(time.thread_time() - started + children_cpu() - child_before)
+print(json.dumps({"calls": len(noted), "cpu_s": min(spent)}))
 """
 
 
 def lesson_floors(counter: CpuCounter, repeat: int = 3) -> dict[str, Any]:
-    """Each lesson's floor: its reference's CPU for the grader's calls (the least of
-    `repeat` runs), plus one fork."""
-    forks = 200
-    _, with_forks, _ = counter.measure([sys.executable, "-c", FORK_PROBE, str(forks)])
-    _, without, _ = counter.measure([sys.executable, "-c", FORK_PROBE, "0"])
-    fork_s = max(0.0, with_forks - without) / forks
-    floors: dict[str, Any] = {"fork_s": round(fork_s, 5)}
-    for lesson in LESSONS:
-        solution = KIT / "solutions" / f"{lesson}.py"
-        runs = []
-        for _ in range(repeat):
+    """Each lesson's floor: its reference's CPU for the grader's calls, made in a fork of a
+    process holding only the reference and the kit's texts (the least of `repeat` runs)."""
+    floors: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="chunklab-floor-") as name:
+        for lesson in LESSONS:
+            solution = KIT / "solutions" / f"{lesson}.py"
+            noted = Path(name) / f"{lesson}.json"
             done = run([sys.executable, "-c", FLOOR_PROBE, lesson, str(solution)])
             assert done.returncode == 0, done.stderr[-2000:]
-            runs.append(json.loads(done.stdout.splitlines()[-1]))
-        least = min(figure["cpu_s"] for figure in runs)
-        floors[lesson] = {"calls": runs[0]["calls"], "seconds": round(least + fork_s, 5)}
+            noted.write_text(done.stdout.splitlines()[-1])
+            runs = []
+            for _ in range(repeat):
+                done = run([sys.executable, "-c", CALLS_PROBE, lesson, str(noted)])
+                assert done.returncode == 0, done.stderr[-2000:]
+                runs.append(json.loads(done.stdout.splitlines()[-1]))
+            least = min(figure["cpu_s"] for figure in runs)
+            floors[lesson] = {"calls": runs[0]["calls"], "seconds": round(least, 5)}
     return floors
 
 
 def least_floors(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
     """Each lesson's floor: the least of two measures (before and after the gradings)."""
-    least: dict[str, Any] = {"fork_s": min(first["fork_s"], second["fork_s"])}
+    least: dict[str, Any] = {}
     for lesson in LESSONS:
         both = [first[lesson]["seconds"], second[lesson]["seconds"]]
         least[lesson] = {**first[lesson], "seconds": min(both), "measured": both}
@@ -787,8 +817,9 @@ def print_table(figures: dict[str, Any]) -> None:
     print()
     floors = figures["floors"]
     print(
-        "floor (the reference's CPU for the grader's calls, plus one fork of "
-        f"{floors['fork_s'] * 1000:.2f} ms; the least of the measures before and after): "
+        "floor (the reference's CPU for the grader's calls, made in a fork of a process "
+        "holding only the reference and the kit's texts, the fork included; the least of the "
+        "measures before and after): "
         + ", ".join(
             f"{lesson} {floors[lesson]['seconds'] * 1000:.1f} ms"
             f" ({' and '.join(f'{m * 1000:.1f}' for m in floors[lesson]['measured'])})"
