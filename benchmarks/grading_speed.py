@@ -31,8 +31,9 @@ only the reference and the kit's texts (a worker is a fork of the zygote), the
 CPU of the fork and of its child counted: the pages the calls fill are the
 child's to fault in, as a worker's are, and what the process held before the
 fork is out of the garbage collector's sight, as the zygote's is. It is measured
-before and after the gradings, three times each, and the least counts. A
-figure's ratio is its CPU per submission over the floor of the same submissions.
+before and after the gradings, three times each (each time the least of three
+forks of the process, as a zygote forks many), and the least counts. A figure's
+ratio is its CPU per submission over the floor of the same submissions.
 
 The class's own work is what its submissions' own code costs: every call of theirs
 that answered in a grading, made again in one process (what it held before out of
@@ -422,7 +423,8 @@ print(json.dumps(noted))
 
 # Makes the noted calls (a file of JSON) on the lesson's reference, in a fork of this
 # process, which holds only the reference and the kit's texts (as a worker is a fork of the
-# zygote): prints the CPU of the fork and of its child, the least of three.
+# zygote, which forks many): prints the CPU of a fork and of its child, the least of three
+# forks.
 CALLS_PROBE = r"""
 import gc, json, os, resource, sys, time
 from pathlib import Path
