@@ -8,7 +8,8 @@ N submissions per lesson, 100 unless told) with `--jobs 1`, in this process,
 inside a cgroup of its own, and splits the CPU of every process:
 
 - the grading process (its CPU measured here), in the shares of py-spy's samples
-  of its running stacks, taken in a second grading of the same class (pytest's
+  of its stacks that hold the interpreter's lock (a thread waiting on a worker does
+  not), taken in a second grading of the same class (pytest's
   own machinery, judging answers, the call protocol, the long-document check,
   start-up and reports); py-spy must be installed (`pip install py-spy`);
 - the workers and their zygote (the cgroup's total less the grading process):
@@ -88,11 +89,13 @@ def file_and_name(frame: str) -> str:
 
 
 def grader_split(folder: Path, scratch: Path) -> Counter[str]:
-    """The grading process's CPU by part, as shares: py-spy's samples of its running stacks."""
+    """The grading process's CPU by part, as shares: py-spy's samples of its stacks that hold
+    the interpreter's lock, 250 a second (at 1,000 a second, py-spy's own pauses swelled
+    the share of the imports several times over)."""
     samples = scratch / "samples.txt"
     command = [sys.executable, "-m", "chunklab", "grade", "--jobs", "1", "--quiet", str(folder)]
     done = subprocess.run(
-        ["py-spy", "record", "-r", "1000", "-f", "raw", "-o", str(samples), "--", *command],
+        ["py-spy", "record", "--gil", "-r", "250", "-f", "raw", "-o", str(samples), "--", *command],
         capture_output=True,
         check=False,
     )
