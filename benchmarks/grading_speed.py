@@ -471,11 +471,15 @@ for _ in range(3):
     child_before, started = children_cpu(), time.thread_time()
     pid = os.fork()
     if pid == 0:
+        status = 1  # a call that broke the probe itself (not the reference's ValueError)
         try:
             make_calls()
+            status = 0
         finally:
-            os._exit(0)  # the child never goes on with this loop
-    os.waitpid(pid, 0)
+            os._exit(status)  # the child never goes on with this loop
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        sys.exit(f"the reference's calls failed in the fork (status {status})")
     spent.append(time.thread_time() - started + children_cpu() - child_before)
 print(json.dumps({"calls": len(noted), "cpu_s": min(spent)}))
 """
