@@ -1,8 +1,8 @@
 """What the grading side and the worker agree on, at the bottom of the package.
 
 The code cells a submission is run as, the errors a call into it can end
-with besides the submission's own exceptions, answers known right by their
-digest (`KnownAnswer`), and the `Backend` every proxy talks to. The sandbox
+with besides the submission's own exceptions, the bytes an answer's digest is
+made of, and the `Backend` every proxy talks to. The sandbox
 and the suite runner both build on this module; it imports nothing of theirs
 (a test keeps the package's imports free of cycles).
 """
@@ -39,15 +39,6 @@ MOST_PLAIN_DEPTH = 60
 # More values in one level of nesting than a digest is made of: such a value is compared
 # as itself instead (a long document's answer holds some 75,000 values in its widest level).
 MOST_PLAIN_ITEMS = 2_000_000
-
-
-@dataclass(frozen=True, eq=False)
-class KnownAnswer:
-    """An answer already judged right, kept as the bytes its digest is made of rather than
-    as objects: a digest is all it is compared by, and a long document's answer takes a
-    few times less memory so."""
-
-    data: bytes
 
 
 def is_plain(value: Any) -> bool:
@@ -90,15 +81,6 @@ def answer_bytes(value: Any) -> bytes:
     if not is_plain(value):
         raise ValueError("not plain data")
     return marshal.dumps(value, DIGEST_FORMAT)
-
-
-def known_answer(value: Any) -> KnownAnswer | None:
-    """`value` kept as a `KnownAnswer`; None for what is not plain data (a stand-in for
-    what a worker could not send is no answer to compare with)."""
-    try:
-        return KnownAnswer(answer_bytes(value))
-    except ValueError:
-        return None
 
 
 class CallTimedOut(Exception):

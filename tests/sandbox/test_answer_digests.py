@@ -17,7 +17,6 @@ from chunklab.contract import (
     CallTimedOut,
     answer_bytes,
     is_plain,
-    known_answer,
 )
 from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker import WorkerProcess
@@ -293,16 +292,6 @@ def test_the_time_carried_to_the_request_for_the_answer_counts_work_handed_off(s
         submission.chunk.expecting(local_chunks(TEXT, 10, 2))(TEXT, 10, 2)
 
 
-def test_an_answer_known_right_for_the_call_comes_back_as_itself(sandboxed, answer_lines):
-    submission = sandboxed(CHUNKER)
-    reference = local_chunks(TEXT, 10, 3)  # not what this submission gives
-    other_right = local_chunks(TEXT, 10, 2)
-    answer_lines.clear()
-    value, _ = submission.chunk.measuring(reference, also=[["x"], other_right])(TEXT, 10, 2)
-    assert value is other_right
-    assert len(answer_lines) == 1 and len(answer_lines[0]) < 200
-
-
 def count_digests(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The sizes of the answers the grader makes a keyed digest of, from now on."""
     sizes: list[int] = []
@@ -316,24 +305,22 @@ def count_digests(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return sizes
 
 
-def test_only_the_known_answers_of_the_answers_size_are_digested(sandboxed, monkeypatch):
+def test_the_expected_answer_of_the_answers_size_is_digested_once(sandboxed, monkeypatch):
     submission = sandboxed(CHUNKER)
     right = local_chunks(TEXT, 10, 2)
-    others = [local_chunks(TEXT, 10, 3), local_chunks(TEXT, 12, 2), right[:-1]]
     sizes = count_digests(monkeypatch)
-    value, _ = submission.chunk.measuring(others[0], also=[*others[1:], right])(TEXT, 10, 2)
+    value, _ = submission.chunk.measuring(right)(TEXT, 10, 2)
     assert value is right
     assert sizes == [len(answer_bytes(right))]
 
 
-def test_a_wrong_answer_is_digested_against_no_known_answer_of_another_size(
+def test_a_wrong_answer_of_another_size_than_the_expected_one_is_never_digested(
     sandboxed, monkeypatch, answer_lines
 ):
     submission = sandboxed(CHUNKER)
-    known = [local_chunks(TEXT, 10, 3), local_chunks(TEXT, 12, 2)]
     sizes = count_digests(monkeypatch)
     answer_lines.clear()
-    value, _ = submission.chunk.measuring(known[0], also=known[1:])(TEXT, 10, 2)
+    value, _ = submission.chunk.measuring(local_chunks(TEXT, 12, 2))(TEXT, 10, 2)
     assert value == local_chunks(TEXT, 10, 2)
     assert sizes == []
     assert len(answer_lines) == 2  # the digest, then the answer itself
@@ -365,23 +352,6 @@ def test_a_size_that_lies_only_makes_a_right_answer_cross_whole(sandboxed, answe
     value, _ = submission.chunk.measuring(right)(TEXT, 10, 2)
     assert value == right and value is not right
     assert len(answer_lines) == 2
-
-
-def test_an_answer_kept_as_its_line_is_known_by_its_digest_alone(sandboxed, answer_lines):
-    submission = sandboxed(CHUNKER)
-    kept = known_answer(local_chunks(TEXT, 10, 2))
-    assert kept is not None and known_answer([NotPlainData("tuple", "()")]) is None
-    answer_lines.clear()
-    value, _ = submission.chunk.measuring(["x"], also=[known_answer(["y"]), kept])(TEXT, 10, 2)
-    assert value is kept
-    assert len(answer_lines) == 1 and len(answer_lines[0]) < 200
-
-
-def test_an_answer_known_right_for_another_call_is_never_taken_for_this_one(sandboxed):
-    submission = sandboxed(CHUNKER)
-    known = local_chunks(TEXT, 10, 2)
-    value, _ = submission.chunk.measuring(known[:1], also=[known])(TEXT, 10, 3)
-    assert value == local_chunks(TEXT, 10, 3)
 
 
 LOOPER = """
@@ -456,14 +426,6 @@ def test_work_put_off_until_the_kept_answer_is_asked_for_meets_the_calls_lowered
     with pytest.raises(CallTimedOut):
         submission.chunk.measuring(["other"], most_seconds=0.3)("abc", 1, "3")
     assert submission._backend.spinning is False
-
-
-def test_a_known_answer_that_is_not_plain_data_is_passed_over(sandboxed):
-    submission = sandboxed(CHUNKER)
-    right = local_chunks(TEXT, 10, 2)
-    stand_in = [NotPlainData("tuple", "('a',)")]
-    value, _ = submission.chunk.measuring(["x"], also=[stand_in, right])(TEXT, 10, 2)
-    assert value is right
 
 
 def nested(depth: int) -> list:

@@ -24,7 +24,6 @@ from chunklab.sandbox.limits import Limits
 from chunklab.sandbox.worker_main import Session
 from chunklab.sandbox.zygote import Zygote, ZygoteSettings
 from chunklab.suite_run.submission_proxy import (
-    NotPlainData,
     SubmissionProxy,
     call_message,
     describe_call,
@@ -164,7 +163,7 @@ class Timed:
         self.caps: list[float | None] = []
 
     def measuring(
-        self, expected: Any, also: Any = (), most_seconds: float | None = None
+        self, expected: Any, most_seconds: float | None = None
     ) -> Callable[..., tuple[Any, float]]:
         def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
             self.calls.append(len(text))
@@ -248,7 +247,7 @@ class StoppedLong(Timed):
         self.why = why
 
     def measuring(
-        self, expected: Any, also: Any = (), most_seconds: float | None = None
+        self, expected: Any, most_seconds: float | None = None
     ) -> Callable[..., tuple[Any, float]]:
         timed = super().measuring(expected)
 
@@ -319,30 +318,29 @@ def test_a_long_call_the_short_one_gives_room_keeps_the_tests_own_limit():
 
 
 class OtherRightAnswer(Timed):
-    """Gives a right answer that is not the reference's, and notes what it was offered."""
+    """Gives a right answer that is not the reference's, and notes what it was expected to
+    give."""
 
     def __init__(self) -> None:
         super().__init__({LONG_LENGTH: [0.1] * 9, SHORT_LENGTH: [0.01] * 9})
-        self.offered: list[tuple] = []
+        self.expected: list[Any] = []
 
     def measuring(
-        self, expected: Any, also: Any = (), most_seconds: float | None = None
+        self, expected: Any, most_seconds: float | None = None
     ) -> Callable[..., tuple[Any, float]]:
-        timed = super().measuring(expected, also, most_seconds)
-        self.offered.append(tuple(also))
+        timed = super().measuring(expected, most_seconds)
+        self.expected.append(expected)
 
         def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
             _, seconds = timed(text, size, overlap)
-            # The worker gives back an offered answer itself when its digest is that one's.
-            return (also[0] if also else [text[:size] + " "]), seconds
+            return [text[:size] + " "], seconds
 
         return call
 
 
-def test_an_answer_judged_right_once_is_offered_to_later_calls_and_not_judged_again(
-    monkeypatch: pytest.MonkeyPatch,
-):
-    monkeypatch.setattr(long_texts, "RIGHT_ANSWERS", {})
+def test_an_answer_other_than_the_references_is_judged_anew_for_every_submission():
+    # Its call's time includes sending it whole: were it known from an earlier submission,
+    # a later one's calls would look faster than the same code's graded alone.
     judged: list[Any] = []
 
     def judge(expected: Any) -> Callable[[tuple, Any, Any], None]:
@@ -356,57 +354,42 @@ def test_an_answer_judged_right_once_is_offered_to_later_calls_and_not_judged_ag
     first, second = OtherRightAnswer(), OtherRightAnswer()
     for timed in (first, second):
         expect_long_document(timed, lambda text: (text, 10, 2), reference_chunk, judge)
-    assert first.offered == [(), ()]
-    assert [len(offered) for offered in second.offered] == [1, 1]
-    assert len(judged) == 2  # the first submission's two answers; the second's were known
-    kept = list(long_texts.RIGHT_ANSWERS.values())
-    assert sorted(map(len, kept)) == [1, 1]
+    assert len(judged) == 4  # each submission's two answers
+    # Only the reference's answers are compared by digest, whoever came before.
+    assert len(first.expected) == 2 and second.expected == first.expected
 
 
-def test_an_answer_holding_a_stand_in_is_never_kept_as_right(monkeypatch: pytest.MonkeyPatch):
-    # The judge may look at some fields only: one it did not look at may hold what was not
-    # plain data, which no later answer could be compared with.
-    monkeypatch.setattr(long_texts, "RIGHT_ANSWERS", {})
+def test_what_crosses_from_a_submission_does_not_depend_on_those_graded_before_it(
+    chunklab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # Two copies of a pipeline whose chunks follow the rules but are not the reference's,
+    # graded one after the other in one process: each sends every long answer whole, in
+    # the time of its call, as it does graded alone; the second finds nothing the first
+    # left behind to make its calls look faster.
+    asked: list[list[str]] = []
+    start, request = SandboxBackend.__init__, SandboxBackend.request
 
-    class WithStandIn(Timed):
-        def measuring(
-            self, expected: Any, also: Any = (), most_seconds: float | None = None
-        ) -> Callable[..., tuple[Any, float]]:
-            def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
-                return [text[:size], NotPlainData("tuple", "()")], 0.01
+    def started(backend: SandboxBackend, *args: Any, **kwargs: Any) -> None:
+        start(backend, *args, **kwargs)
+        asked.append([])
 
-            return call
+    def noted(backend: SandboxBackend, message: dict[str, Any]) -> dict[str, Any]:
+        asked[-1].append("digest" if "digest" in message else message["op"])
+        return request(backend, message)
 
-    expect_long_document(
-        WithStandIn({}), lambda text: (text, 10, 2), reference_chunk, lambda e: lambda *a: None
-    )
-    assert [len(kept) for kept in long_texts.RIGHT_ANSWERS.values()] == [0, 0]
-
-
-def test_only_a_few_right_answers_are_kept_for_a_call(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(long_texts, "RIGHT_ANSWERS", {})
-    class Another(Timed):
-        """Each one gives its own answer, which the judge below finds right."""
-
-        def __init__(self, mark: str) -> None:
-            super().__init__({})
-            self.mark = mark
-
-        def measuring(
-            self, expected: Any, also: Any = (), most_seconds: float | None = None
-        ) -> Callable[..., tuple[Any, float]]:
-            def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
-                return [text[:size], self.mark], 0.01
-
-            return call
-
-    for n in range(long_texts.MOST_RIGHT_ANSWERS + 2):
-        expect_long_document(
-            Another(str(n)), lambda text: (text, 10, 2), reference_chunk, lambda e: lambda *a: None
-        )
-    assert [len(kept) for kept in long_texts.RIGHT_ANSWERS.values()] == [
-        long_texts.MOST_RIGHT_ANSWERS
-    ] * 2
+    monkeypatch.setattr(SandboxBackend, "__init__", started)
+    monkeypatch.setattr(SandboxBackend, "request", noted)
+    alternative = find_kit().root / "solutions/alternatives/chunking_pipeline"
+    source = (alternative / "keeps_the_whole_whitespace_run.py").read_text()
+    for name in ("a_chunking_pipeline.py", "b_chunking_pipeline.py"):
+        (tmp_path / name).write_text(source)
+    result = chunklab("grade", "--jobs", "1", "--jsonl", tmp_path)
+    assert result.exit_code == 0, result.stderr
+    reports = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [report["score"] for report in reports] == [report["max_score"] for report in reports]
+    assert len(asked) == 2
+    for ops in asked:
+        assert ops.count("digest") >= 4 and ops.count("kept") == ops.count("digest")
 
 
 def test_growth_up_to_the_settled_limit_is_timed_again():
@@ -431,9 +414,9 @@ class KeepsByText(Timed):
         self.texts: list[str] = []
 
     def measuring(
-        self, expected: Any, also: Any = (), most_seconds: float | None = None
+        self, expected: Any, most_seconds: float | None = None
     ) -> Callable[..., tuple[Any, float]]:
-        timed = super().measuring(expected, also, most_seconds)
+        timed = super().measuring(expected, most_seconds)
 
         def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
             kept = text in self.texts
@@ -507,9 +490,9 @@ def test_an_answer_on_a_text_drawn_again_is_judged_against_that_texts_own_answer
     class KeepsByLength(Timed):
         # Keeps its first answer for each length of text: right on the first texts only.
         def measuring(
-            self, expected: Any, also: Any = (), most_seconds: float | None = None
+            self, expected: Any, most_seconds: float | None = None
         ) -> Callable[..., tuple[Any, float]]:
-            timed = super().measuring(expected, also, most_seconds)
+            timed = super().measuring(expected, most_seconds)
 
             def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
                 _, seconds = timed(text, size, overlap)
@@ -544,7 +527,7 @@ def test_the_limit_of_growth_is_a_few_times_ten():
 def test_a_wrong_short_answer_is_a_wrong_answer():
     class Wrong(Timed):
         def measuring(
-            self, expected: Any, also: Any = (), most_seconds: float | None = None
+            self, expected: Any, most_seconds: float | None = None
         ) -> Callable[..., tuple[Any, float]]:
             def call(text: str, size: int, overlap: int) -> tuple[Any, float]:
                 return (expected if len(text) == LONG_LENGTH else ["wrong"]), 0.1

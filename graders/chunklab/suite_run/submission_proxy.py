@@ -14,14 +14,13 @@ import builtins
 import hmac
 import secrets
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from chunklab.contract import (
     Backend,
     CallTimedOut,
-    KnownAnswer,
     SubmissionRaised,
     WorkerCrashed,
     answer_bytes,
@@ -255,20 +254,21 @@ def measured_expecting(
     message: dict[str, Any],
     expected: Any,
     *,
-    also: Sequence[Any] = (),
     most_seconds: float | None = None,
 ) -> tuple[Any, float | None]:
     """What a call returns, asked for first as a digest of its answer, and the CPU time the
     call took as its backend measured it (None where it cannot).
 
-    When the digest is that of `expected`, or of one of the answers `also` holds
-    (other answers already judged right for the same call, as values or as
-    `KnownAnswer`s), that object itself is the value and the answer never crosses
-    (a long document's answer is megabytes); otherwise the worker sends the
-    answer it kept, within what is left of the call's time (the sandbox counts
-    the two requests as one call). The key is new for every call and covers the
-    whole answer, so a digest cannot be made up without the answer: a right
-    digest is a right answer. `most_seconds` lowers the call's own time limit.
+    When the digest is that of `expected`, `expected` itself is the value and the
+    answer never crosses (a long document's answer is megabytes); otherwise the
+    worker sends the answer it kept, within what is left of the call's time (the
+    sandbox counts the two requests as one call). The key is new for every call and
+    covers the whole answer, so a digest cannot be made up without the answer: a
+    right digest is a right answer. `most_seconds` lowers the call's own time limit.
+
+    Only `expected` (the reference's answer) is ever compared: the time includes
+    sending an answer that is not it, so which answers cross must depend on the
+    submission alone, never on what earlier submissions answered.
     """
     key = secrets.token_hex(32)
     answer = send({**message, "digest": key}, most_seconds)
@@ -277,24 +277,26 @@ def measured_expecting(
         return answer_value(answer), cpu_seconds
     given = str(answer["digest"]).encode()
     size = answer.get("size")
-    for candidate in (expected, *also):
-        try:
-            candidate_bytes = expected_answer_bytes(candidate)
-        except ValueError:
-            continue  # not an answer a worker sends: no digest can be its digest
-        if size is not None and len(candidate_bytes) != size:
-            # The worker's size of its answer's bytes picks the candidates worth a digest
-            # (a megabyte each); a size that lies only makes the answer cross whole.
-            continue
-        if hmac.compare_digest(given, digest_of_bytes(key, candidate_bytes).encode()):
-            return candidate, cpu_seconds
+    try:
+        expected_bytes = expected_answer_bytes(expected)
+    except ValueError:
+        expected_bytes = None  # not an answer a worker sends: no digest can be its digest
+    # The worker's size of its answer's bytes spares a digest of a megabyte where it
+    # differs; a size that lies only makes a right answer cross whole.
+    if (
+        expected_bytes is not None
+        and (size is None or len(expected_bytes) == size)
+        and hmac.compare_digest(given, digest_of_bytes(key, expected_bytes).encode())
+    ):
+        return expected, cpu_seconds
     try:
         kept = send({"op": "kept", "name": message["name"]})
     except (CallTimedOut, WorkerCrashed) as error:
         # Named as the call it finishes, not as the request for its answer.
         _, _, why = str(error).partition("\n")
         raise type(error)(f"Input: {describe_call(message)}\n{why}") from None
-    # The request for the kept answer is part of the call: its time is the call's too.
+    # The request for the kept answer is part of the call: its time is the call's too (code
+    # that answers a made-up digest and works only when asked for the answer is timed so).
     kept_seconds = kept.get("cpu_seconds")
     if cpu_seconds is not None and kept_seconds is not None:
         cpu_seconds += kept_seconds
@@ -332,8 +334,6 @@ def value_and_inputs(send: Send, message: dict[str, Any]) -> Returned:
 
 def expected_answer_bytes(expected: Any) -> bytes:
     """What a digest of an answer of `expected` is made of, made once per expected value."""
-    if isinstance(expected, KnownAnswer):
-        return expected.data
     known = EXPECTED_ANSWERS.get(id(expected))
     if known is None or known[0] is not expected:
         if len(EXPECTED_ANSWERS) >= MOST_EXPECTED_ANSWERS:
@@ -343,8 +343,8 @@ def expected_answer_bytes(expected: Any) -> bytes:
 
 
 # Expected answers are long documents' answers, the same few objects for a whole class:
-# keyed by identity, holding the object so its id is not reused. A lesson's long calls
-# with the answers known right for each: some thirty, of a megabyte or two each.
+# keyed by identity, holding the object so its id is not reused. A lesson's long calls,
+# each draw of each text: at most some thirty, of a megabyte or two each.
 EXPECTED_ANSWERS: dict[int, tuple[Any, bytes]] = {}
 MOST_EXPECTED_ANSWERS = 32
 
@@ -374,17 +374,16 @@ class CallProxy:
         return call
 
     def measuring(
-        self, expected: Any, also: Sequence[Any] = (), most_seconds: float | None = None
+        self, expected: Any, most_seconds: float | None = None
     ) -> Callable[..., tuple[Any, float | None]]:
         """As `expecting`, giving also the CPU time each call took in the submission's worker;
-        see `measured_expecting` for `also` and `most_seconds`."""
+        `most_seconds` lowers each call's own limit."""
 
         def call(*args: Any, **kwargs: Any) -> tuple[Any, float | None]:
             return measured_expecting(
                 self._calls()._send,
                 self._message(args, kwargs),
                 expected,
-                also=also,
                 most_seconds=most_seconds,
             )
 

@@ -16,16 +16,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 
-from chunklab.contract import (
-    CallTimedOut,
-    KnownAnswer,
-    MemoryRunaway,
-    SubmissionTimeSpent,
-    known_answer,
-)
+from chunklab.contract import CallTimedOut, MemoryRunaway, SubmissionTimeSpent
 from chunklab.kit_texts import DRAWS, LONG_LENGTH, SHORT_LENGTH, KitText, kit_text, text_name
 from chunklab.suites.checks import (
     VERDICT_PREFIX,
@@ -88,16 +82,11 @@ SHORT_SHARE = 0.25
 # whatever it would have given: it is not left to run to its whole limit. Never below
 # `LEAST_CAP`, so that the clock's resolution never decides.
 LEAST_CAP = 0.25
-# Answers judged right on a long call that are not the reference's (a solution that keeps
-# the whitespace after a sentence's mark, say), kept for later submissions: at most this
-# many for each call. Kept as the bytes a worker sends (1.5 MB for the pipeline's
-# longest), so a class's few ways of being right are each judged once per process.
-MOST_RIGHT_ANSWERS = 8
-
-# The reference's answers to the long calls, by function and arguments, and the other
-# answers judged right for each of those calls.
+# The reference's answers to the long calls, by function and arguments. No other answer
+# is kept for later submissions: a call's time includes sending an answer that is not the
+# reference's, so an answer an earlier submission gave would change how fast this one's
+# calls look (the pipeline's judge keeps the answers it found right, by their digests).
 KEPT_ANSWERS: dict[tuple, Any] = {}
-RIGHT_ANSWERS: dict[tuple, list[KnownAnswer]] = {}
 
 
 def call_key(fn: Callable[..., Any], args: tuple) -> tuple:
@@ -114,11 +103,6 @@ def reference_answer(fn: Callable[..., T], args: tuple) -> T:
     return answer
 
 
-def right_answers(fn: Callable[..., Any], args: tuple) -> list[KnownAnswer]:
-    """The answers other than the reference's already judged right for the long call."""
-    return RIGHT_ANSWERS.setdefault(call_key(fn, args), [])
-
-
 def expecting(fn: Callable[..., T], expected: T) -> Callable[..., T]:
     """`fn`, called so that an answer equal to `expected` does not cross from the worker.
 
@@ -131,21 +115,17 @@ def expecting(fn: Callable[..., T], expected: T) -> Callable[..., T]:
 
 
 def measuring(
-    fn: Callable[..., T],
-    expected: T,
-    also: Sequence[T] = (),
-    most_seconds: float | None = None,
+    fn: Callable[..., T], expected: T, most_seconds: float | None = None
 ) -> Callable[..., tuple[T, float | None]]:
     """`fn` as `expecting` calls it, giving also the CPU time each call took.
 
     A call into a worker is timed by the worker's CPU count, read from outside it
     (the submission cannot change it); any other function by this thread's. Into a
-    worker, an answer equal to one of `also` does not cross either, and
-    `most_seconds` lowers the call's own limit.
+    worker, `most_seconds` lowers the call's own limit.
     """
     ask = getattr(fn, "measuring", None)
     if ask is not None:
-        measured: Callable[..., tuple[T, float | None]] = ask(expected, also, most_seconds)
+        measured: Callable[..., tuple[T, float | None]] = ask(expected, most_seconds)
         return measured
 
     def timed(*args: Any) -> tuple[T, float | None]:
@@ -225,32 +205,23 @@ def timed_right_answer(
     args: tuple,
     expected: Any,
     judge: Judge,
-    known_right: list[KnownAnswer] | None = None,
     most_seconds: float | None = None,
 ) -> float | None:
     """`fn(*args)` must give an answer `judge` finds right; the CPU time it took.
 
-    `known_right` holds the answers other than `expected` already judged right for
-    this call: one of them comes back as itself, is not judged again, and an answer
-    judged right joins them (if it is plain data). `most_seconds` lowers the call's own limit.
+    `most_seconds` lowers the call's own limit.
     """
     given = Lazy(lambda: call_text(fn, args))  # made only for feedback: the text is long
     measured: list[float | None] = []
-    known: list[KnownAnswer] = [] if known_right is None else known_right
 
     def answer() -> Any:
-        value, seconds = result_of(measuring(fn, expected, tuple(known), most_seconds), args)
+        value, seconds = result_of(measuring(fn, expected, most_seconds), args)
         measured.append(seconds)
         return value
 
     def judged(value: Any) -> None:
-        if value is expected or any(value is right for right in known):
-            return
-        judge(args, value, given)
-        if len(known) < MOST_RIGHT_ANSWERS:
-            kept = known_answer(value)
-            if kept is not None:
-                known.append(kept)
+        if value is not expected:  # the reference's answer itself: its digest matched
+            judge(args, value, given)
 
     expect_right_in_time(LONG_TEXT_SECONDS, answer, judged, given=given)
     return measured[0]
@@ -301,11 +272,10 @@ def expect_long_document(
     def timing(length: int, most_seconds: float | None) -> float | None:
         args = args_of(long_text(length, next(draws[length])))
         expected = reference_answer(reference, args)
-        known = right_answers(reference, args)
         call = calling[-1]
         if call is None:
             call = calling[-1] = fn if again is None else again()
-        return timed_right_answer(call, args, expected, judge(expected), known, most_seconds)
+        return timed_right_answer(call, args, expected, judge(expected), most_seconds)
 
     def short_timing() -> float | None:
         return timing(SHORT_LENGTH, SHORT_SHARE * LONG_TEXT_SECONDS)
