@@ -3,11 +3,14 @@
 The grading process holds the reference solution. For each call a grader
 test makes into a submission, the reference makes the same call (on objects
 it made with the same arguments, for a class) and its own CPU time is
-measured, once per grading process and kept. The submission's limit is then
-a floor (for a slow start: the first call after a fresh start may import a
-module) plus `FACTOR` times the reference's time, and never more than
-`--call-seconds`. A correct solution many times slower than the reference
-stays far inside it; a loop is stopped in a fraction of a second.
+measured, once per submission and kept for that submission's calls only: a
+measurement made while another submission ran (what its worker did to the
+machine's caches, what it left for the collector) never sets this one's
+limits. The submission's limit is then a floor (for a slow start: the first
+call after a fresh start may import a module) plus `FACTOR` times the
+reference's time, and never more than `--call-seconds`. A correct solution
+many times slower than the reference stays far inside it; a loop is stopped
+in a fraction of a second.
 """
 
 from __future__ import annotations
@@ -36,12 +39,12 @@ WALL_CLOCK_MARGIN = 5.0
 # much own time; far more than a lesson's code needs at its top level.
 LOAD_SECONDS = 0.25
 # Keys of calls with long arguments are digests, and at most this many times are kept
-# (a check may feed a submission's own answers back): what a grading process keeps
-# stays small however many submissions it grades.
+# for a submission (a check may feed its own answers back): what a grading process
+# keeps stays small however many calls a submission makes.
 LONG_KEY = 1024
 MOST_KEPT = 20_000
 # Each call is timed on the reference this many times, the least counting: one timing slowed
-# by the machine would fix a looser limit for every later submission of the process.
+# by the machine would loosen the limit of every call of the submission like it.
 MEASURES = 3
 
 
@@ -74,11 +77,10 @@ def load_seconds(limits: Limits) -> float:
 
 
 class ReferenceTimes:
-    """The reference solution's CPU time on each call this grading process has seen."""
+    """The reference solution a grading process times calls on, a submission at a time."""
 
     def __init__(self, module: ModuleType | None) -> None:
         self.module = module
-        self.known: dict[str, float | None] = {}
 
     def mirror(self) -> ReferenceMirror:
         return ReferenceMirror(self)
@@ -98,6 +100,8 @@ class ReferenceMirror:
         self.times = times
         # handle -> (the call that made it, the reference's object once made)
         self.objects: dict[int, tuple[dict[str, Any], Any]] = {}
+        # The reference's time on each call of this submission timed so far.
+        self.known: dict[str, float | None] = {}
 
     def note(self, message: dict[str, Any]) -> None:
         """Every call, as it is made: the objects it makes are named in later calls."""
@@ -117,21 +121,20 @@ class ReferenceMirror:
             key = f"{call_key(made[0])}.{key}"
         if op == "new" and message.get("handle") not in self.objects:
             self.note(message)
-        if key in self.times.known:
-            return self.times.known[key]
+        if key in self.known:
+            return self.known[key]
         seconds = self._measure(message)
-        if len(self.times.known) >= MOST_KEPT:
-            self.times.known.clear()
-        self.times.known[key] = seconds
+        if len(self.known) >= MOST_KEPT:
+            self.known.clear()
+        self.known[key] = seconds
         return seconds
 
     def _measure(self, message: dict[str, Any]) -> float | None:
         """The least of `MEASURES` timings of the call, the grading process's collector off.
 
         A collection started by what earlier submissions left in this process would
-        otherwise count as the reference's time, and fix a limit far too generous (or
-        a later one far too tight) for every submission after: a limit depends on no
-        submission graded before.
+        otherwise count as the reference's time, and loosen the limit far past what
+        the call needs (a tenth of a second became two in a crafted class).
         """
         timings: list[float] = []
         made: Any = None
