@@ -139,6 +139,7 @@ class ReferenceMirror:
         timings: list[float] = []
         made: Any = None
         collecting = gc.isenabled()
+        gc.disable()
         try:
             target = self._target(message)
             for _ in range(MEASURES):
@@ -146,12 +147,9 @@ class ReferenceMirror:
                 args, kwargs = json.loads(
                     json.dumps([call_arguments(message), message.get("kwargs", {})])
                 )
-                gc.disable()
                 started = time.thread_time()
                 made = target(*args, **kwargs)
                 timings.append(time.thread_time() - started)
-                if collecting:
-                    gc.enable()
         except Exception:
             return None
         finally:

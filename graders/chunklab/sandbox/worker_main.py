@@ -432,8 +432,8 @@ def answer_digest(key, value):
     The bytes are `marshal`'s, which write exact builtin types only (a subclass
     is refused, and no method of the submission's runs) and are made at C speed:
     a long document's answer is some fifteen thousand dicts. The size only tells the
-    grader which of the answers it knows right to make a digest of (each is a megabyte or
-    more): a wrong size can only make a right answer cross whole.
+    grader whether the answer it expects is worth a digest (a megabyte or more): a wrong
+    size can only make a right answer cross whole.
     """
     try:
         data = marshal.dumps(value, DIGEST_FORMAT)
